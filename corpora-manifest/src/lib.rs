@@ -14,6 +14,7 @@ mod group;
 mod manifest;
 mod route;
 mod select;
+mod shared;
 mod task;
 
 pub use check::{
@@ -27,4 +28,5 @@ pub use manifest::{
 };
 pub use route::Route;
 pub use select::{Selection, SelectionEntry};
+pub use shared::{shared_dir, shared_dir_or_skip};
 pub use task::{Benchmark, GroupCounts, PublicTask, Reference, TaskCounts, load_public_tasks, resolve_benchmark_dir};

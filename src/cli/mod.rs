@@ -1,0 +1,126 @@
+//! Command-line front end. Each subcommand lives in its own module and returns a
+//! [`CliError`]; this module maps errors to exit codes (2 for bad input, 1 for internal
+//! failures) and prints them as one line.
+
+mod corpus;
+mod tasks;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Error of a subcommand: a message for the user and the exit code it deserves.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input (files, flags): exit code 2.
+    pub fn user(message: impl std::fmt::Display) -> Self {
+        Self { code: 2, message: message.to_string() }
+    }
+
+    /// Something broke that is not the user's fault: exit code 1.
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        Self { code: 1, message: message.to_string() }
+    }
+}
+
+impl From<anser_manifest::Error> for CliError {
+    fn from(e: anser_manifest::Error) -> Self {
+        if e.is_user_error() { Self::user(e) } else { Self::internal(e) }
+    }
+}
+
+/// Result of a subcommand; `Ok(code)` lets a command report "checked, found problems" (2)
+/// without an error message of its own.
+pub type CliResult = Result<ExitCode, CliError>;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "anser",
+    version,
+    about = "Analytical search benchmarking: ANSER-Bench runs, ablations, evaluation and 1M-Bench judging"
+)]
+struct Cli {
+    /// Log level for diagnostics on stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
+    #[arg(long, global = true, default_value = "warn")]
+    log: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Count and select ANSER tasks (per group and type).
+    Tasks(tasks::TasksArgs),
+    /// Inspect a corpus root.
+    #[command(subcommand)]
+    Corpus(corpus::CorpusCommand),
+}
+
+/// Task selection flags shared by every command that selects tasks (same meaning as the
+/// official runner's).
+#[derive(Debug, Clone, Args)]
+pub struct SelectionArgs {
+    /// Domain filter.
+    #[arg(long, default_value = "all", value_parser = ["all", "legal", "finance", "science"])]
+    pub domain: String,
+    /// Language filter (science is English-only).
+    #[arg(long, default_value = "all", value_parser = ["all", "zh", "en"])]
+    pub language: String,
+    /// Split (analytical need) filter.
+    #[arg(long, default_value = "all", value_parser = ["all", "descriptive", "predictive", "prescriptive"])]
+    pub split: String,
+    /// Exact task `type` to include; repeat for several; `null` selects tasks without a type.
+    #[arg(long = "task-type")]
+    pub task_types: Vec<String>,
+    /// Keep at most N tasks after filtering (0 = all), in file order.
+    #[arg(long, default_value_t = 0)]
+    pub limit: usize,
+    /// Only these task ids (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub ids: Vec<String>,
+}
+
+impl SelectionArgs {
+    /// The validated selection.
+    pub fn selection(&self) -> Result<anser_manifest::Selection, CliError> {
+        fn opt<T: std::str::FromStr<Err = String>>(s: &str) -> Result<Option<T>, CliError> {
+            if s == "all" { Ok(None) } else { s.parse().map(Some).map_err(CliError::user) }
+        }
+        Ok(anser_manifest::Selection {
+            domain: opt(&self.domain)?,
+            language: opt(&self.language)?,
+            split: opt(&self.split)?,
+            task_types: self.task_types.clone(),
+            ids: self.ids.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+            limit: self.limit,
+        })
+    }
+}
+
+fn init_tracing(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+/// Parse the command line, run the subcommand, map the outcome to an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing(&cli.log);
+    let outcome = match cli.command {
+        Command::Tasks(args) => tasks::run(args),
+        Command::Corpus(cmd) => corpus::run(cmd),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! End-to-end tests of the `anser` binary (one test binary; one module per command family).
+
+mod common;
+mod corpus;
+mod tasks;
