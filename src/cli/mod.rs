@@ -3,6 +3,11 @@
 //! failures) and prints them as one line.
 
 mod corpus;
+mod eval;
+mod mock_llm;
+mod omb;
+mod run;
+mod sample;
 mod tasks;
 
 use std::process::ExitCode;
@@ -39,11 +44,7 @@ impl From<anser_manifest::Error> for CliError {
 pub type CliResult = Result<ExitCode, CliError>;
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "anser",
-    version,
-    about = "Analytical search benchmarking: ANSER-Bench runs, ablations, evaluation and 1M-Bench judging"
-)]
+#[command(name = "anser", version, about = "Analytical search benchmarking: ANSER-Bench runs, ablations, evaluation and 1M-Bench judging")]
 struct Cli {
     /// Log level for diagnostics on stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
     #[arg(long, global = true, default_value = "warn")]
@@ -59,6 +60,17 @@ enum Command {
     /// Inspect a corpus root.
     #[command(subcommand)]
     Corpus(corpus::CorpusCommand),
+    /// Score results with the ANSER metrics (official evaluator parity, or the card superset).
+    Eval(Box<eval::EvalArgs>),
+    /// Answer a task selection with one method into a run directory, then evaluate it.
+    Run(Box<run::RunArgs>),
+    /// Generate the embedded sample: the ten corpora and tasks for all 14 groups.
+    Sample(sample::SampleArgs),
+    /// $OneMillion-Bench: one-turn generation and rubric judging as EvalScope does.
+    #[command(subcommand)]
+    Omb(omb::OmbCommand),
+    /// Serve a loopback OpenAI-compatible mock LLM (chat completions and embeddings) for manual runs.
+    MockLlm(mock_llm::MockLlmArgs),
 }
 
 /// Task selection flags shared by every command that selects tasks (same meaning as the
@@ -115,6 +127,11 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Tasks(args) => tasks::run(args),
         Command::Corpus(cmd) => corpus::run(cmd),
+        Command::Eval(args) => eval::run(*args),
+        Command::Run(args) => run::run_command(*args),
+        Command::Sample(args) => sample::run(args),
+        Command::Omb(cmd) => omb::run(cmd),
+        Command::MockLlm(args) => mock_llm::run(args),
     };
     match outcome {
         Ok(code) => code,

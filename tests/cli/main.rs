@@ -2,4 +2,5 @@
 
 mod common;
 mod corpus;
+mod run;
 mod tasks;

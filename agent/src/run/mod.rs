@@ -1,0 +1,335 @@
+//! The run loop: select tasks, answer them with a [`Solver`] under a bounded pool, and keep
+//! everything a researcher needs to trust and reproduce the numbers.
+//!
+//! Run directory `OUTPUT_DIR/NAME/`:
+//! - `selection.json` — the public task inputs only;
+//! - `metadata.json` — method settings, endpoints without keys, budgets, fingerprints of the
+//!   task files, corpus files, indexes and prompts, the tool version;
+//! - `results.journal.jsonl` — one line per finished task, fsynced (the source of truth);
+//! - `results.json` — the official results format, rewritten atomically from the journal;
+//! - `trace.jsonl` — every task's events (LLM calls, retrievals, tool calls) with timings.
+//!
+//! Crash safety: a `kill -9` loses at most the tasks in flight. `--resume` continues only when
+//! the settings and fingerprints match (it names what changed otherwise), skips finished tasks
+//! and never records a task twice. Ctrl-C stops scheduling, writes `results.json` and reports.
+
+mod record;
+mod trace;
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use anser_manifest::{PublicTask, SelectionEntry};
+use anser_runstore::{FingerprintSet, Journal, OpenMode, RunDir, RunName, read_journal_by_key, write_json_atomic};
+use indicatif::{ProgressBar, ProgressStyle};
+pub use record::{GenerationStatus, ResultRecord, StageCost, Stages, round6};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+pub use trace::{Stage, TaskTrace, TraceEvent, TraceWriter, unix_now};
+
+use crate::{
+    Error, Result,
+    method::{Solved, Solver},
+};
+
+/// File names inside a run directory.
+pub const SELECTION_FILE: &str = "selection.json";
+pub const METADATA_FILE: &str = "metadata.json";
+pub const RESULTS_FILE: &str = "results.json";
+pub const JOURNAL_FILE: &str = "results.journal.jsonl";
+pub const TRACE_FILE: &str = "trace.jsonl";
+
+/// How often `results.json` is rewritten from the journal while a run is going.
+pub const RESULTS_REWRITE_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Everything the run loop needs besides the solver.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub run_name: RunName,
+    /// Parent of run directories (default `outputs/runs`).
+    pub output_dir: PathBuf,
+    /// Selected tasks, in file order (public inputs only).
+    pub tasks: Vec<PublicTask>,
+    /// Task-pool size (≥ 1).
+    pub concurrency: usize,
+    pub resume: bool,
+    /// Per-task wall-clock limit.
+    pub deadline: Option<Duration>,
+    pub quiet: bool,
+    /// Settings that must not change across `--resume` (method, retriever, model, endpoint,
+    /// budgets, prompt hashes). Keys and worker counts do not belong here.
+    pub settings: BTreeMap<String, Value>,
+    /// Inputs whose content must not change across `--resume`: labelled files (task files,
+    /// corpus files, index fingerprints).
+    pub inputs: Vec<(String, PathBuf)>,
+    /// Free-form run description recorded in metadata (filters, command line).
+    pub extra_metadata: BTreeMap<String, Value>,
+}
+
+/// `metadata.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Metadata {
+    pub tool: String,
+    pub tool_version: String,
+    pub run_name: String,
+    pub created_at: String,
+    pub tasks: usize,
+    pub by_group: BTreeMap<String, usize>,
+    pub settings: BTreeMap<String, Value>,
+    pub fingerprints: FingerprintSet,
+    #[serde(default)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSummary {
+    pub run_dir: PathBuf,
+    pub selected: usize,
+    /// Finished in an earlier session of this run (resume).
+    pub finished_before: usize,
+    pub finished_now: usize,
+    pub by_status: BTreeMap<String, usize>,
+    /// Ctrl-C stopped the run before every task finished.
+    pub interrupted: bool,
+    pub wall_seconds: f64,
+}
+
+/// Run (or resume) a benchmark run.
+pub fn run(config: &RunConfig, solver: Arc<dyn Solver>) -> Result<RunSummary> {
+    if config.concurrency == 0 {
+        return Err(Error::Param("--concurrency must be at least 1".into()));
+    }
+    if config.tasks.is_empty() {
+        return Err(Error::Param("no task selected".into()));
+    }
+    let mode = if config.resume { OpenMode::Resume } else { OpenMode::New };
+    let fingerprints = FingerprintSet::of_files(config.inputs.iter().map(|(l, p)| (l.as_str(), p.as_path())))?;
+    let selection: Vec<SelectionEntry<'_>> = config.tasks.iter().map(Into::into).collect();
+    let selection_value = serde_json::to_value(&selection).map_err(|e| Error::Internal(format!("selection: {e}")))?;
+    let dir = RunDir::create(&config.output_dir, &config.run_name, mode)?;
+    if config.resume {
+        check_resume(&dir, &selection_value, config, &fingerprints)?;
+    } else {
+        write_json_atomic(&dir.file(SELECTION_FILE), &selection_value)?;
+        let mut by_group = BTreeMap::new();
+        for t in &config.tasks {
+            *by_group.entry(t.group.name()).or_insert(0) += 1;
+        }
+        let metadata = Metadata {
+            tool: "anser".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            run_name: config.run_name.to_string(),
+            created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            tasks: config.tasks.len(),
+            by_group,
+            settings: config.settings.clone(),
+            fingerprints,
+            extra: config.extra_metadata.clone(),
+        };
+        write_json_atomic(&dir.file(METADATA_FILE), &metadata)?;
+    }
+
+    let previous = read_journal_by_key(&dir.file(JOURNAL_FILE), |r: &ResultRecord| r.id.clone())?;
+    let selected_ids: HashMap<&str, usize> =
+        config.tasks.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
+    let mut done: HashMap<String, ResultRecord> = HashMap::new();
+    for r in previous.records {
+        if selected_ids.contains_key(r.id.as_str()) {
+            done.insert(r.id.clone(), r);
+        }
+    }
+    let finished_before = done.len();
+    let pending: Vec<PublicTask> = config.tasks.iter().filter(|t| !done.contains_key(&t.id)).cloned().collect();
+
+    let journal = Journal::open(&dir.file(JOURNAL_FILE))?;
+    let tracer = TraceWriter::open(&dir.file(TRACE_FILE))?;
+    let progress = progress_bar(config, finished_before);
+    let started = Instant::now();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.concurrency.clamp(2, 64))
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start the async runtime: {e}")))?;
+    let mut state = LoopState { journal, tracer, done, last_write: Instant::now(), by_status: BTreeMap::new() };
+    let interrupted = runtime.block_on(drive(config, solver, pending, &mut state, &dir, &progress))?;
+    write_results(&dir, config, &state.done)?;
+    progress.finish_and_clear();
+    Ok(RunSummary {
+        run_dir: dir.path().to_path_buf(),
+        selected: config.tasks.len(),
+        finished_before,
+        finished_now: state.done.len() - finished_before,
+        by_status: state.by_status,
+        interrupted,
+        wall_seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+struct LoopState {
+    journal: Journal,
+    tracer: TraceWriter,
+    done: HashMap<String, ResultRecord>,
+    last_write: Instant,
+    by_status: BTreeMap<String, usize>,
+}
+
+/// Schedule tasks on a bounded pool until all finish or Ctrl-C; returns whether interrupted.
+async fn drive(
+    config: &RunConfig,
+    solver: Arc<dyn Solver>,
+    pending: Vec<PublicTask>,
+    state: &mut LoopState,
+    dir: &RunDir,
+    progress: &ProgressBar,
+) -> Result<bool> {
+    let mut queue = pending.into_iter();
+    let mut in_flight = tokio::task::JoinSet::new();
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    loop {
+        while in_flight.len() < config.concurrency {
+            let Some(task) = queue.next() else { break };
+            in_flight.spawn(answer_task(solver.clone(), task, config.deadline));
+        }
+        if in_flight.is_empty() {
+            return Ok(false);
+        }
+        tokio::select! {
+            joined = in_flight.join_next() => {
+                let Some(joined) = joined else { continue };
+                let (record, trace) = joined.map_err(|e| Error::Internal(format!("a task panicked or was cancelled: {e}")))?;
+                state.journal.append(&record)?;
+                state.tracer.write(&trace)?;
+                let status = serde_json::to_value(record.generation_status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+                *state.by_status.entry(status).or_insert(0) += 1;
+                state.done.insert(record.id.clone(), record);
+                progress.inc(1);
+                progress.set_message(status_line(&state.by_status));
+                if state.last_write.elapsed() >= RESULTS_REWRITE_INTERVAL {
+                    write_results(dir, config, &state.done)?;
+                    state.last_write = Instant::now();
+                }
+            }
+            _ = &mut ctrl_c => {
+                in_flight.abort_all();
+                return Ok(true);
+            }
+        }
+    }
+}
+
+/// Answer one task: time it, enforce the deadline, build its record and trace.
+async fn answer_task(solver: Arc<dyn Solver>, task: PublicTask, deadline: Option<Duration>) -> (ResultRecord, TaskTrace) {
+    let started = Instant::now();
+    let mut trace = TaskTrace::new(&task.id);
+    trace.note(
+        "task_start",
+        json!({"group": task.group.name(), "type": task.task_type, "route": task.route.as_str(), "method": solver.name()}),
+    );
+    let solved = match deadline {
+        Some(limit) => match tokio::time::timeout(limit, solver.solve(&task, &mut trace)).await {
+            Ok(s) => s,
+            Err(_) => Solved::failed(
+                GenerationStatus::Timeout,
+                Vec::new(),
+                format!("deadline of {:.1} s exceeded", limit.as_secs_f64()),
+                None,
+            ),
+        },
+        None => solver.solve(&task, &mut trace).await,
+    };
+    let latency = started.elapsed().as_secs_f64();
+    trace.note(
+        "task_end",
+        json!({"status": solved.status, "latency": round6(latency), "evidence": solved.evidence.len(), "errors": solved.errors}),
+    );
+    let usage = solved.usage;
+    let record = ResultRecord {
+        id: task.id.clone(),
+        answer: solved.answer,
+        retrieved_evidence: solved.evidence,
+        latency: round6(latency),
+        prompt_tokens: usage.map(|u| u.prompt_tokens),
+        completion_tokens: usage.map(|u| u.completion_tokens),
+        total_tokens: usage.map(|u| u.total_tokens),
+        generation_status: solved.status,
+        errors: solved.errors,
+        group: task.group.name(),
+        route: task.route.as_str().to_string(),
+        method: solver.name().to_string(),
+        tokens_estimated: usage.is_some_and(|u| u.estimated),
+        stages: trace.stages(),
+        flags: solved.flags,
+    };
+    (record, trace)
+}
+
+/// Rewrite `results.json` (official format; selection order) from the finished records.
+fn write_results(dir: &RunDir, config: &RunConfig, done: &HashMap<String, ResultRecord>) -> Result<()> {
+    let ordered: Vec<&ResultRecord> = config.tasks.iter().filter_map(|t| done.get(&t.id)).collect();
+    write_json_atomic(&dir.file(RESULTS_FILE), &ordered)?;
+    Ok(())
+}
+
+fn check_resume(dir: &RunDir, selection: &Value, config: &RunConfig, fingerprints: &FingerprintSet) -> Result<()> {
+    let read = |name: &str| -> Result<Value> {
+        let path = dir.file(name);
+        let text = fs_err::read_to_string(&path)
+            .map_err(|e| Error::Run(format!("{e}; this run cannot be resumed, choose a new --run-name")))?;
+        serde_json::from_str(&text).map_err(|e| Error::Run(format!("{}: {e}", path.display())))
+    };
+    if &read(SELECTION_FILE)? != selection {
+        return Err(Error::Run(
+            "the task selection differs from the saved run (filters or task files changed); use a new --run-name".into(),
+        ));
+    }
+    let saved: Metadata = serde_json::from_value(read(METADATA_FILE)?)
+        .map_err(|e| Error::Run(format!("{}: {e}", dir.file(METADATA_FILE).display())))?;
+    let mut changes = Vec::new();
+    for key in saved.settings.keys().chain(config.settings.keys()) {
+        let (a, b) = (saved.settings.get(key), config.settings.get(key));
+        if a != b && !changes.iter().any(|c: &String| c.starts_with(&format!("{key}:"))) {
+            changes.push(format!(
+                "{key}: {} -> {}",
+                a.map_or("(absent)".into(), Value::to_string),
+                b.map_or("(absent)".into(), Value::to_string)
+            ));
+        }
+    }
+    changes.extend(saved.fingerprints.content_changes(fingerprints).iter().map(ToString::to_string));
+    if !changes.is_empty() {
+        return Err(Error::Run(format!(
+            "cannot resume {}: {} changed since the run started: {}; use a new --run-name",
+            dir.path().display(),
+            if changes.len() == 1 { "this" } else { "these" },
+            changes.join("; ")
+        )));
+    }
+    Ok(())
+}
+
+fn progress_bar(config: &RunConfig, finished_before: usize) -> ProgressBar {
+    if config.quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(config.tasks.len() as u64);
+    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} ETA {eta} {msg}") {
+        bar.set_style(style);
+    }
+    bar.set_position(finished_before as u64);
+    bar
+}
+
+fn status_line(by_status: &BTreeMap<String, usize>) -> String {
+    by_status.iter().map(|(s, n)| format!("{s} {n}")).collect::<Vec<_>>().join(" · ")
+}
+
+/// Read the finished records of a run directory (journal order, one per task).
+pub fn read_records(run_dir: &Path) -> Result<Vec<ResultRecord>> {
+    Ok(read_journal_by_key(&run_dir.join(JOURNAL_FILE), |r: &ResultRecord| r.id.clone())?.records)
+}

@@ -1,0 +1,78 @@
+//! One line of `results.json`: the official results format (`id`, `answer`,
+//! `retrieved_evidence`, `latency`, token counts, `generation_status`) plus what this system
+//! records on top (errors, group, route, method, per-stage cost, flags). The official evaluator
+//! reads only the official keys and ignores the rest, so these files stay scorable by it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a task's generation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GenerationStatus {
+    /// A parseable answer was produced.
+    Ok,
+    /// No generation by design (`--dry-run`, `--method retrieval`).
+    DryRun,
+    /// The model answered with nothing usable.
+    EmptyResponse,
+    /// The model's reply did not have the answer's required shape (kept raw in `answer`).
+    Unparseable,
+    /// The LLM endpoint failed after its bounded retries.
+    RequestError,
+    /// The per-task deadline ran out before an answer.
+    Timeout,
+    /// A tool or the retriever failed and no answer could be formed.
+    ToolError,
+}
+
+/// Wall time and tokens of one stage of a task, summed over its calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageCost {
+    pub calls: u32,
+    pub seconds: f64,
+    pub tokens: u64,
+}
+
+/// Per-stage cost of one task (from its trace).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stages {
+    pub retrieval: StageCost,
+    pub sql: StageCost,
+    pub compute: StageCost,
+    pub llm: StageCost,
+}
+
+/// One task's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultRecord {
+    pub id: String,
+    /// A string, or a JSON object for the structured contracts.
+    pub answer: Value,
+    pub retrieved_evidence: Vec<Value>,
+    /// Seconds from receiving the task to a parseable answer and evidence (6 decimals).
+    pub latency: f64,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub total_tokens: Option<u64>,
+    pub generation_status: GenerationStatus,
+    #[serde(default)]
+    pub errors: Vec<String>,
+    // What this system adds; the official evaluator ignores these keys.
+    pub group: String,
+    pub route: String,
+    pub method: String,
+    /// True when any token count of this task is an estimate (the server reported none).
+    #[serde(default)]
+    pub tokens_estimated: bool,
+    #[serde(default)]
+    pub stages: Stages,
+    /// Answer–evidence consistency findings (e.g. a count that differs from |evidence|).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+}
+
+/// Round seconds to 6 decimals, as the official baselines write `latency`.
+pub fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}

@@ -1,0 +1,552 @@
+//! Association statistics for the legal predictive tasks: a binary predictor X against a binary
+//! outcome (2×2 table) or a continuous outcome (two samples).
+//!
+//! What the release's ground truth uses (worked out from its numbers — see the README section
+//! "Agent tools" and `tests/it/stats.rs`, which re-derives all 130 binary tasks):
+//! - `legal_zh_predictive`: odds ratio with the Haldane–Anscombe +0.5 on **every** cell, and a
+//!   two-sided **Wald** p-value of log(OR) with SE = √Σ 1/(cell+0.5) — 35 of 35 tasks exact.
+//! - `legal_en_predictive`: the raw odds ratio and the Wald p-value with SE = √Σ 1/cell —
+//!   95 of 95 exact. None of its tables has a zero cell.
+//! - Neither matches Fisher's exact test (1 of 95 and 3 of 35 agree to 6 decimals).
+//! - Continuous outcomes: `median_difference = median_x1 − median_x0` in all 65 tasks; the CI
+//!   endpoints are whole or half units and asymmetric in 48 of 65, as a percentile bootstrap of
+//!   the difference of medians gives (a normal approximation is symmetric; the
+//!   Hodges–Lehmann/Mann–Whitney interval is centred on another estimator), and the instruction
+//!   itself says "bootstrap". Resample count and seed are not published, so endpoints can
+//!   differ at the margin.
+//! - `option`: binary — p < 0.05 and OR > 1 positive, OR < 1 negative, else no clear relation;
+//!   continuous — CI above 0 positive, below 0 negative, else none. True for all 195 tasks.
+//!
+//! This module computes all of them ([`BinaryAssociation`] carries the Haldane-when-zero odds
+//! ratio and Fisher's exact p-value as well as the release's conventions) and
+//! [`Convention`] selects which ones fill the answer's `value` object.
+
+use anser_manifest::Language;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::{Error, Result};
+
+/// Two-sided significance level of the `option` rule.
+pub const SIGNIFICANCE: f64 = 0.05;
+/// Default bootstrap resamples of the median-difference CI.
+pub const DEFAULT_BOOTSTRAP_RESAMPLES: usize = 2_000;
+/// Default bootstrap seed (fixed: the same data give the same interval).
+pub const DEFAULT_BOOTSTRAP_SEED: u64 = 20_240_601;
+/// Default confidence level of the interval.
+pub const DEFAULT_CONFIDENCE: f64 = 0.95;
+/// Relative tolerance under which two hypergeometric probabilities count as equal in Fisher's
+/// test (R uses the same).
+const FISHER_REL_TOL: f64 = 1e-7;
+
+/// Counts of a 2×2 table: X (predictor, 1/0) by Y (outcome, 1/0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TwoByTwo {
+    pub x1_y1: u64,
+    pub x1_y0: u64,
+    pub x0_y1: u64,
+    pub x0_y0: u64,
+}
+
+impl TwoByTwo {
+    /// Count (x, y) pairs.
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (bool, bool)>) -> TwoByTwo {
+        let mut t = TwoByTwo { x1_y1: 0, x1_y0: 0, x0_y1: 0, x0_y0: 0 };
+        for (x, y) in pairs {
+            match (x, y) {
+                (true, true) => t.x1_y1 += 1,
+                (true, false) => t.x1_y0 += 1,
+                (false, true) => t.x0_y1 += 1,
+                (false, false) => t.x0_y0 += 1,
+            }
+        }
+        t
+    }
+
+    pub fn n(&self) -> u64 {
+        self.x1_y1 + self.x1_y0 + self.x0_y1 + self.x0_y0
+    }
+
+    fn cells(&self) -> [f64; 4] {
+        [self.x1_y1 as f64, self.x1_y0 as f64, self.x0_y1 as f64, self.x0_y0 as f64]
+    }
+
+    pub fn has_zero_cell(&self) -> bool {
+        self.cells().contains(&0.0)
+    }
+}
+
+/// When the odds ratio (and its standard error) adds 0.5 to every cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Correction {
+    /// Only when a cell is zero (the raw ratio is 0, ∞ or undefined otherwise).
+    HaldaneWhenZero,
+    /// Always (the Chinese release's convention).
+    HaldaneAlways,
+}
+
+impl Correction {
+    fn cells(self, t: &TwoByTwo) -> ([f64; 4], bool) {
+        let c = t.cells();
+        let add = self == Correction::HaldaneAlways || t.has_zero_cell();
+        (if add { c.map(|v| v + 0.5) } else { c }, add)
+    }
+}
+
+/// Odds ratio (x1_y1·x0_y0)/(x1_y0·x0_y1) and whether the +0.5 correction was applied.
+pub fn odds_ratio(t: &TwoByTwo, correction: Correction) -> (f64, bool) {
+    let ([a, b, c, d], corrected) = correction.cells(t);
+    ((a * d) / (b * c), corrected)
+}
+
+/// Two-sided Wald p-value of log(OR) with SE = √(1/a + 1/b + 1/c + 1/d) on the (corrected)
+/// cells.
+pub fn wald_p(t: &TwoByTwo, correction: Correction) -> f64 {
+    let ([a, b, c, d], _) = correction.cells(t);
+    let z = ((a * d) / (b * c)).ln() / (1.0 / a + 1.0 / b + 1.0 / c + 1.0 / d).sqrt();
+    normal_two_sided_p(z)
+}
+
+/// ln(k!) for k = 0..=n.
+fn log_factorials(n: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(n + 1);
+    let mut acc = 0.0f64;
+    out.push(0.0);
+    for k in 1..=n {
+        acc += (k as f64).ln();
+        out.push(acc);
+    }
+    out
+}
+
+/// Two-sided Fisher exact p-value: the probability, under the hypergeometric null with the
+/// table's margins, of every table no more likely than the observed one.
+pub fn fisher_exact_p(t: &TwoByTwo) -> f64 {
+    let n = t.n() as usize;
+    let row1 = (t.x1_y1 + t.x1_y0) as usize;
+    let col1 = (t.x1_y1 + t.x0_y1) as usize;
+    let lf = log_factorials(n);
+    let log_p = |x: usize| -> f64 {
+        // P(X = x) = C(col1, x) C(n - col1, row1 - x) / C(n, row1)
+        lf[col1] - lf[x] - lf[col1 - x] + lf[n - col1] - lf[row1 - x] - lf[n - col1 - (row1 - x)] - lf[n]
+            + lf[row1]
+            + lf[n - row1]
+    };
+    let lo = (row1 + col1).saturating_sub(n);
+    let hi = row1.min(col1);
+    let observed = log_p(t.x1_y1 as usize);
+    let threshold = observed + FISHER_REL_TOL.ln_1p();
+    let p: f64 = (lo..=hi).map(log_p).filter(|&lp| lp <= threshold).map(f64::exp).sum();
+    p.min(1.0)
+}
+
+/// Complementary error function, accurate to about 1e-15 absolute: the positive-term series
+/// of erf below 3, a continued fraction above.
+pub fn erfc(x: f64) -> f64 {
+    if x < 0.0 {
+        return 2.0 - erfc(-x);
+    }
+    if x < 3.0 {
+        // erf(x) = 2/√π · e^{-x²} · Σ_{k≥0} (2x²)^k x / (1·3·…·(2k+1)); every term is positive.
+        let mut term = x;
+        let mut sum = x;
+        let mut k = 0.0;
+        while term > sum * 1e-17 {
+            k += 1.0;
+            term *= 2.0 * x * x / (2.0 * k + 1.0);
+            sum += term;
+        }
+        1.0 - 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp() * sum
+    } else {
+        // erfc(x) = e^{-x²}/√π · 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + …))))), evaluated
+        // from the tail.
+        let mut f = x;
+        for k in (1..=60).rev() {
+            f = x + (k as f64 / 2.0) / f;
+        }
+        (-x * x).exp() / std::f64::consts::PI.sqrt() / f
+    }
+}
+
+/// Two-sided normal p-value of a z statistic: P(|Z| ≥ |z|).
+pub fn normal_two_sided_p(z: f64) -> f64 {
+    if z.is_nan() {
+        return f64::NAN;
+    }
+    erfc(z.abs() / std::f64::consts::SQRT_2)
+}
+
+/// Median (mean of the two middle values for an even count); `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.to_vec();
+    median_in_place(&mut v)
+}
+
+fn median_in_place(v: &mut [f64]) -> Option<f64> {
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    let mid = n / 2;
+    let (_, upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    let upper = *upper;
+    if n % 2 == 1 {
+        return Some(upper);
+    }
+    let lower = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((lower + upper) / 2.0)
+}
+
+/// Round half away from the binary value's decimal expansion, as Python's `round(x, 6)` does
+/// for every value that is not an exact tie.
+pub fn round6(x: f64) -> f64 {
+    format!("{x:.6}").parse().unwrap_or(x)
+}
+
+/// A small deterministic generator (SplitMix64) so the bootstrap needs no dependency and
+/// gives the same interval for the same seed on every platform.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform index below `n` (Lemire's multiply-shift).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+/// Percentile-bootstrap parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BootstrapParams {
+    pub resamples: usize,
+    pub seed: u64,
+    pub confidence: f64,
+}
+
+impl Default for BootstrapParams {
+    fn default() -> Self {
+        BootstrapParams {
+            resamples: DEFAULT_BOOTSTRAP_RESAMPLES,
+            seed: DEFAULT_BOOTSTRAP_SEED,
+            confidence: DEFAULT_CONFIDENCE,
+        }
+    }
+}
+
+impl BootstrapParams {
+    pub fn validate(&self) -> Result<()> {
+        if !(100..=1_000_000).contains(&self.resamples) {
+            return Err(Error::Param(format!("bootstrap resamples {} is outside 100..=1000000", self.resamples)));
+        }
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            return Err(Error::Param(format!("confidence {} is not inside (0, 1)", self.confidence)));
+        }
+        Ok(())
+    }
+}
+
+/// Percentile with linear interpolation between order statistics (numpy's default).
+pub fn percentile_linear(sorted: &[f64], q: f64) -> f64 {
+    let h = (sorted.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// Percentile-bootstrap CI of median(x1) − median(x0), resampling each group with replacement
+/// at its own size.
+pub fn bootstrap_median_difference_ci(x1: &[f64], x0: &[f64], params: &BootstrapParams) -> Result<(f64, f64)> {
+    params.validate()?;
+    if x1.is_empty() || x0.is_empty() {
+        return Err(Error::Statistics("both groups need at least one value for a bootstrap interval".into()));
+    }
+    let mut rng = SplitMix64::new(params.seed);
+    let mut diffs = Vec::with_capacity(params.resamples);
+    let mut b1 = vec![0.0; x1.len()];
+    let mut b0 = vec![0.0; x0.len()];
+    for _ in 0..params.resamples {
+        for v in b1.iter_mut() {
+            *v = x1[rng.below(x1.len())];
+        }
+        for v in b0.iter_mut() {
+            *v = x0[rng.below(x0.len())];
+        }
+        if let (Some(m1), Some(m0)) = (median_in_place(&mut b1), median_in_place(&mut b0)) {
+            diffs.push(m1 - m0);
+        }
+    }
+    diffs.sort_by(f64::total_cmp);
+    let alpha = (1.0 - params.confidence) / 2.0;
+    Ok((percentile_linear(&diffs, alpha), percentile_linear(&diffs, 1.0 - alpha)))
+}
+
+/// Which estimates fill the answer's `value` object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Convention {
+    /// Haldane–Anscombe on every cell, Wald p-value (legal_zh_predictive ground truth).
+    HaldaneWald,
+    /// Raw odds ratio (Haldane only with a zero cell), Wald p-value (legal_en_predictive).
+    RawWald,
+    /// Raw odds ratio (Haldane only with a zero cell), Fisher's exact p-value.
+    RawFisher,
+}
+
+impl Convention {
+    /// The convention the release's ground truth follows for a language.
+    pub fn release(language: Language) -> Convention {
+        match language {
+            Language::Zh => Convention::HaldaneWald,
+            Language::En => Convention::RawWald,
+        }
+    }
+}
+
+/// Relation labels of the answer's `option`.
+pub fn option_labels(language: Language) -> [&'static str; 3] {
+    match language {
+        Language::Zh => ["正向关联", "负向关联", "无明确关联"],
+        Language::En => ["positive", "negative", "no_clear_relationship"],
+    }
+}
+
+/// Every statistic of a binary outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BinaryAssociation {
+    pub table: TwoByTwo,
+    pub n: u64,
+    pub n_x1: u64,
+    pub n_x0: u64,
+    pub outcome_rate_x1: f64,
+    pub outcome_rate_x0: f64,
+    /// Raw odds ratio, Haldane–Anscombe +0.5 on every cell only when a cell is zero.
+    pub odds_ratio: f64,
+    pub odds_ratio_corrected: bool,
+    /// Odds ratio with +0.5 on every cell regardless.
+    pub odds_ratio_haldane: f64,
+    /// Two-sided Fisher exact p-value.
+    pub fisher_p: f64,
+    /// Two-sided Wald p-value of log(`odds_ratio`).
+    pub wald_p: f64,
+    /// Two-sided Wald p-value of log(`odds_ratio_haldane`).
+    pub wald_p_haldane: f64,
+}
+
+impl BinaryAssociation {
+    /// Compute from a 2×2 table; both predictor groups must be non-empty.
+    pub fn new(table: TwoByTwo) -> Result<BinaryAssociation> {
+        let n_x1 = table.x1_y1 + table.x1_y0;
+        let n_x0 = table.x0_y1 + table.x0_y0;
+        if n_x1 == 0 || n_x0 == 0 {
+            return Err(Error::Statistics(format!(
+                "the X=1 group has {n_x1} cases and the X=0 group {n_x0}; both need at least one"
+            )));
+        }
+        let (raw, odds_ratio_corrected) = odds_ratio(&table, Correction::HaldaneWhenZero);
+        Ok(BinaryAssociation {
+            table,
+            n: table.n(),
+            n_x1,
+            n_x0,
+            outcome_rate_x1: table.x1_y1 as f64 / n_x1 as f64,
+            outcome_rate_x0: table.x0_y1 as f64 / n_x0 as f64,
+            odds_ratio: raw,
+            odds_ratio_corrected,
+            odds_ratio_haldane: odds_ratio(&table, Correction::HaldaneAlways).0,
+            fisher_p: fisher_exact_p(&table),
+            wald_p: wald_p(&table, Correction::HaldaneWhenZero),
+            wald_p_haldane: wald_p(&table, Correction::HaldaneAlways),
+        })
+    }
+
+    /// (odds ratio, p-value) under a convention.
+    pub fn reported(&self, convention: Convention) -> (f64, f64) {
+        match convention {
+            Convention::HaldaneWald => (self.odds_ratio_haldane, self.wald_p_haldane),
+            Convention::RawWald => (self.odds_ratio, self.wald_p),
+            Convention::RawFisher => (self.odds_ratio, self.fisher_p),
+        }
+    }
+
+    /// The answer's `value` object: n and the four statistics rounded to six decimals.
+    pub fn value(&self, convention: Convention) -> Value {
+        let (or, p) = self.reported(convention);
+        json!({
+            "n": self.n,
+            "outcome_rate_x1": round6(self.outcome_rate_x1),
+            "outcome_rate_x0": round6(self.outcome_rate_x0),
+            "odds_ratio": round6(or),
+            "p_value": round6(p),
+        })
+    }
+
+    /// The relation label: significant at 0.05 and OR above/below 1.
+    pub fn option(&self, convention: Convention, language: Language) -> &'static str {
+        let (or, p) = self.reported(convention);
+        let [pos, neg, none] = option_labels(language);
+        if p < SIGNIFICANCE && or > 1.0 {
+            pos
+        } else if p < SIGNIFICANCE && or < 1.0 {
+            neg
+        } else {
+            none
+        }
+    }
+}
+
+/// Every statistic of a continuous outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContinuousAssociation {
+    pub n: u64,
+    pub n_x1: u64,
+    pub n_x0: u64,
+    pub median_x1: f64,
+    pub median_x0: f64,
+    pub median_difference: f64,
+    pub ci95_lower: f64,
+    pub ci95_upper: f64,
+    /// How the interval was computed.
+    pub ci_method: String,
+    pub bootstrap: BootstrapParams,
+}
+
+impl ContinuousAssociation {
+    /// Compute from the outcome values of the two predictor groups.
+    pub fn new(x1: &[f64], x0: &[f64], params: &BootstrapParams) -> Result<ContinuousAssociation> {
+        if let Some(bad) = x1.iter().chain(x0).find(|v| !v.is_finite()) {
+            return Err(Error::Statistics(format!("outcome value {bad} is not a finite number")));
+        }
+        let (Some(median_x1), Some(median_x0)) = (median(x1), median(x0)) else {
+            return Err(Error::Statistics(format!(
+                "the X=1 group has {} values and the X=0 group {}; both need at least one",
+                x1.len(),
+                x0.len()
+            )));
+        };
+        let (lo, hi) = bootstrap_median_difference_ci(x1, x0, params)?;
+        Ok(ContinuousAssociation {
+            n: (x1.len() + x0.len()) as u64,
+            n_x1: x1.len() as u64,
+            n_x0: x0.len() as u64,
+            median_x1,
+            median_x0,
+            median_difference: median_x1 - median_x0,
+            ci95_lower: lo,
+            ci95_upper: hi,
+            ci_method: format!(
+                "percentile bootstrap of median(x1) - median(x0), {} resamples per group with replacement, seed {}",
+                params.resamples, params.seed
+            ),
+            bootstrap: *params,
+        })
+    }
+
+    /// The answer's `value` object.
+    pub fn value(&self) -> Value {
+        json!({
+            "n": self.n,
+            "median_x1": round6(self.median_x1),
+            "median_x0": round6(self.median_x0),
+            "median_difference": round6(self.median_difference),
+            "ci95_lower": round6(self.ci95_lower),
+            "ci95_upper": round6(self.ci95_upper),
+        })
+    }
+
+    /// The relation label: the interval entirely above or below zero.
+    pub fn option(&self, language: Language) -> &'static str {
+        let [pos, neg, none] = option_labels(language);
+        if self.ci95_lower > 0.0 {
+            pos
+        } else if self.ci95_upper < 0.0 {
+            neg
+        } else {
+            none
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(a: u64, b: u64, c: u64, d: u64) -> TwoByTwo {
+        TwoByTwo { x1_y1: a, x1_y0: b, x0_y1: c, x0_y0: d }
+    }
+
+    #[test]
+    fn hand_computed_odds_ratios() {
+        // (10·40)/(20·30) = 2/3
+        assert!((odds_ratio(&t(10, 20, 30, 40), Correction::HaldaneWhenZero).0 - 2.0 / 3.0).abs() < 1e-15);
+        // A zero cell: (0.5·4.5)/(2.5·3.5) = 2.25/8.75
+        let (or, corrected) = odds_ratio(&t(0, 2, 3, 4), Correction::HaldaneWhenZero);
+        assert!(corrected && (or - 2.25 / 8.75).abs() < 1e-15);
+        let (or, corrected) = odds_ratio(&t(1, 1, 1, 1), Correction::HaldaneAlways);
+        assert!(corrected && (or - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn hand_computed_fisher() {
+        // Tea tasting [[3,1],[1,3]]: tables x = 0..=4 have probabilities 1,16,36,16,1 over 70;
+        // two-sided p = (1+16+16+1)/70.
+        assert!((fisher_exact_p(&t(3, 1, 1, 3)) - 34.0 / 70.0).abs() < 1e-12);
+        // The most extreme table [[4,0],[0,4]]: p = 2/70.
+        assert!((fisher_exact_p(&t(4, 0, 0, 4)) - 2.0 / 70.0).abs() < 1e-12);
+        // The most likely table has p = 1.
+        assert!((fisher_exact_p(&t(2, 2, 2, 2)) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn erfc_known_values() {
+        assert_eq!(erfc(0.0), 1.0);
+        assert!((erfc(1.0) - 0.157_299_207_050_285_13).abs() < 1e-15);
+        assert!((erfc(3.0) - 2.209_049_699_858_544e-5).abs() < 1e-17);
+        assert!((erfc(-1.0) - 1.842_700_792_949_715).abs() < 1e-15);
+        assert!((normal_two_sided_p(1.959_963_984_540_054) - 0.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn medians_and_percentiles() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+        assert_eq!(percentile_linear(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
+        assert_eq!(percentile_linear(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25), 2.0);
+        assert_eq!(round6(0.000_001_499_9), 0.000_001);
+        assert_eq!(round6(2.889_583_4), 2.889_583);
+    }
+
+    #[test]
+    fn bootstrap_of_constant_groups_is_a_point() {
+        let ci = bootstrap_median_difference_ci(&[5.0; 7], &[2.0; 4], &BootstrapParams::default()).expect("ci");
+        assert_eq!(ci, (3.0, 3.0));
+        let a = ContinuousAssociation::new(&[12.0, 6.0, 9.0], &[3.0, 4.0], &BootstrapParams::default()).expect("ok");
+        assert_eq!((a.median_x1, a.median_x0, a.median_difference), (9.0, 3.5, 5.5));
+        assert!(a.ci95_lower <= a.ci95_upper);
+        assert!(ContinuousAssociation::new(&[], &[1.0], &BootstrapParams::default()).is_err());
+        assert!(ContinuousAssociation::new(&[f64::NAN], &[1.0], &BootstrapParams::default()).is_err());
+    }
+
+    #[test]
+    fn options_follow_significance_and_direction() {
+        let strong = BinaryAssociation::new(t(40, 10, 10, 40)).expect("ok");
+        assert_eq!(strong.option(Convention::RawFisher, Language::En), "positive");
+        assert_eq!(strong.option(Convention::HaldaneWald, Language::Zh), "正向关联");
+        let flat = BinaryAssociation::new(t(10, 10, 10, 10)).expect("ok");
+        assert_eq!(flat.option(Convention::RawWald, Language::En), "no_clear_relationship");
+        assert!(BinaryAssociation::new(t(0, 0, 3, 4)).is_err());
+    }
+}

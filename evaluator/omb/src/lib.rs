@@ -1,0 +1,48 @@
+//! anser-omb: the $OneMillion-Bench rubric-judging path, exactly as EvalScope 1.14.1 runs it.
+//!
+//! - [`Dataset`] / [`Record`] / [`Rubric`]: records with EvalScope's field semantics; invalid
+//!   records are reported with a reason and skipped ([`InvalidRecord`]).
+//! - [`Subset`] / [`Category`]: the ten language × domain subsets, CN / Global.
+//! - [`prompt`]: the judge prompt (data file `prompts/omb_judge_prompt.txt`), byte-identical to
+//!   EvalScope's.
+//! - [`verdict`]: reading replies — [`parse_strict`] (EvalScope's contract) and
+//!   [`parse_official`] (the humanlaya harness's leniencies), selected by [`Mode`].
+//! - [`score`]: per-sample reduction; [`aggregate()`]: subsets, categories, overall with
+//!   EvalScope's rounding order.
+//! - [`judge_all`]: the judging loop (cache, concurrency, repeats, several judges);
+//!   [`generate()`]: crash-safe one-turn generation; [`Report`] and [`write_outputs`]: files.
+//! - [`ChatBackend`]: what the loops call; [`LlmBackend`] is the real one over `anser-llm`.
+
+pub mod aggregate;
+mod backend;
+mod cache;
+mod error;
+pub mod generate;
+pub mod judge;
+pub mod prompt;
+pub mod pycompat;
+mod pyjson;
+mod record;
+pub mod report;
+mod responses;
+pub mod score;
+mod subset;
+pub mod verdict;
+
+pub use aggregate::{Aggregate, Level, Levels, SampleValues, aggregate};
+pub use backend::{
+    ChatBackend, ChatCall, ChatReply, DEFAULT_RETRIES, DEFAULT_RETRY_DELAY, DEFAULT_TIMEOUT, LlmBackend, Role,
+    TokenUsage, Transport,
+};
+pub use cache::{CACHE_FILE, CacheEntry, JudgeCache, cache_key};
+pub use error::{Error, Result};
+pub use generate::{GenerateSettings, GenerateSummary, Generation, generate, generation_call, load_generations};
+pub use judge::{JudgeRun, JudgeSettings, JudgeUsage, Observation, SampleResult, SampleStatus, judge_all};
+pub use record::{Dataset, InvalidRecord, Record, Rubric, parse_record};
+pub use report::{Report, write_outputs, write_table};
+pub use responses::load_responses;
+pub use score::{PASS_THRESHOLD, SampleScore, score_evalscope, score_official};
+pub use subset::{Category, Subset};
+pub use verdict::{
+    ContractError, HIT_STATUSES, Judgment, MISS_STATUSES, Mode, OfficialParse, parse_official, parse_strict,
+};

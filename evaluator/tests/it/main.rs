@@ -1,0 +1,4 @@
+//! Integration tests of anser-evaluator (one test binary).
+
+mod common;
+mod golden;

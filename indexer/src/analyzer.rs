@@ -1,0 +1,291 @@
+//! Text analyzers for BM25: the official baseline's Chinese bigrams, jieba word segmentation,
+//! and an English chain. tantivy's default tokenizer is never used for Chinese: it emits a whole
+//! CJK run as one token and silently drops runs longer than 40 bytes.
+//!
+//! Every analyzer is a tantivy [`TextAnalyzer`], registered on the index under its name, and is
+//! also run directly ([`Analyzer::tokens`]) to produce the pre-tokenised field values, the
+//! exact document lengths BM25 needs and the query terms, so indexing and querying can never
+//! disagree.
+
+use std::{fmt, str::FromStr};
+
+use serde::{Deserialize, Serialize};
+use tantivy::tokenizer::{
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, Token,
+    TokenFilter, TokenStream, Tokenizer,
+};
+
+/// Longest token kept by the English analyzer (bytes), as tantivy's default.
+pub const EN_MAX_TOKEN_BYTES: usize = 40;
+
+/// A BM25 analyzer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Analyzer {
+    /// The official sparse baseline's terms: lower-cased ASCII word runs `[A-Za-z0-9_]+` plus the
+    /// overlapping character bigrams of every CJK run (U+4E00–U+9FFF); a one-character run
+    /// contributes itself.
+    ZhBigram,
+    /// jieba search-mode segmentation (dictionary bundled with jieba-rs), tokens without any
+    /// alphanumeric character dropped, lower-cased.
+    ZhJieba,
+    /// Split on non-alphanumerics, drop tokens over 40 bytes, lower-case, ASCII folding.
+    En,
+    /// [`Analyzer::En`] plus the English Snowball stemmer.
+    EnStem,
+}
+
+impl Analyzer {
+    /// Every analyzer, in canonical order.
+    pub const ALL: [Analyzer; 4] = [Analyzer::ZhBigram, Analyzer::ZhJieba, Analyzer::En, Analyzer::EnStem];
+
+    /// Stable name (index folders, fingerprints, `--retriever bm25:NAME`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Analyzer::ZhBigram => "zh_bigram",
+            Analyzer::ZhJieba => "zh_jieba",
+            Analyzer::En => "en",
+            Analyzer::EnStem => "en_stem",
+        }
+    }
+
+    /// The tantivy analyzer chain.
+    pub fn text_analyzer(self) -> TextAnalyzer {
+        match self {
+            Analyzer::ZhBigram => TextAnalyzer::builder(BigramTokenizer).build(),
+            Analyzer::ZhJieba => TextAnalyzer::builder(tantivy_jieba::JiebaTokenizer::new())
+                .filter(AlnumFilter)
+                .filter(LowerCaser)
+                .build(),
+            Analyzer::En => TextAnalyzer::builder(SimpleTokenizer::default())
+                .filter(RemoveLongFilter::limit(EN_MAX_TOKEN_BYTES))
+                .filter(LowerCaser)
+                .filter(AsciiFoldingFilter)
+                .build(),
+            Analyzer::EnStem => TextAnalyzer::builder(SimpleTokenizer::default())
+                .filter(RemoveLongFilter::limit(EN_MAX_TOKEN_BYTES))
+                .filter(LowerCaser)
+                .filter(AsciiFoldingFilter)
+                .filter(Stemmer::new(Language::English))
+                .build(),
+        }
+    }
+
+    /// Whether this analyzer suits Chinese text.
+    pub fn is_chinese(self) -> bool {
+        matches!(self, Analyzer::ZhBigram | Analyzer::ZhJieba)
+    }
+}
+
+impl fmt::Display for Analyzer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Analyzer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "zh_bigram" | "bigram" => Ok(Analyzer::ZhBigram),
+            "zh_jieba" | "jieba" => Ok(Analyzer::ZhJieba),
+            "en" => Ok(Analyzer::En),
+            "en_stem" | "stem" => Ok(Analyzer::EnStem),
+            _ => Err(format!("unknown analyzer {s:?} (expected zh_bigram, zh_jieba, en or en_stem)")),
+        }
+    }
+}
+
+/// Runs one analyzer repeatedly (a [`TextAnalyzer`] needs `&mut` to tokenise).
+#[derive(Clone)]
+pub struct Tokens {
+    analyzer: TextAnalyzer,
+}
+
+impl fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Tokens")
+    }
+}
+
+impl Tokens {
+    pub fn new(analyzer: Analyzer) -> Self {
+        Self { analyzer: analyzer.text_analyzer() }
+    }
+
+    /// The tokens of `text`, with offsets and positions.
+    pub fn tokens(&mut self, text: &str) -> Vec<Token> {
+        let mut out = Vec::new();
+        let mut stream = self.analyzer.token_stream(text);
+        while stream.advance() {
+            out.push(stream.token().clone());
+        }
+        out
+    }
+
+    /// Just the token texts.
+    pub fn terms(&mut self, text: &str) -> Vec<String> {
+        self.tokens(text).into_iter().map(|t| t.text).collect()
+    }
+}
+
+fn is_cjk(c: char) -> bool {
+    ('\u{4E00}'..='\u{9FFF}').contains(&c)
+}
+
+/// The bigram terms of `text` (see [`Analyzer::ZhBigram`]), in text order.
+pub fn bigram_tokens(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let end_of = |i: usize| chars.get(i).map_or(text.len(), |(o, _)| *o);
+    let mut i = 0;
+    while i < chars.len() {
+        let (start, c) = chars[i];
+        if c.is_ascii_alphanumeric() || c == '_' {
+            let mut j = i;
+            while j < chars.len() && (chars[j].1.is_ascii_alphanumeric() || chars[j].1 == '_') {
+                j += 1;
+            }
+            push(&mut out, text[start..end_of(j)].to_ascii_lowercase(), start, end_of(j));
+            i = j;
+        } else if is_cjk(c) {
+            let mut j = i;
+            while j < chars.len() && is_cjk(chars[j].1) {
+                j += 1;
+            }
+            if j - i == 1 {
+                push(&mut out, c.to_string(), start, end_of(j));
+            } else {
+                for k in i..j - 1 {
+                    let (s, e) = (chars[k].0, end_of(k + 2));
+                    push(&mut out, text[s..e].to_string(), s, e);
+                }
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn push(out: &mut Vec<Token>, text: String, from: usize, to: usize) {
+    let position = out.len();
+    out.push(Token { offset_from: from, offset_to: to, position, text, position_length: 1 });
+}
+
+/// tantivy tokenizer for [`Analyzer::ZhBigram`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BigramTokenizer;
+
+/// Token stream over a precomputed token list.
+#[derive(Debug)]
+pub struct VecTokenStream {
+    tokens: Vec<Token>,
+    next: usize,
+}
+
+impl TokenStream for VecTokenStream {
+    fn advance(&mut self) -> bool {
+        self.next += 1;
+        self.next <= self.tokens.len()
+    }
+    fn token(&self) -> &Token {
+        &self.tokens[self.next - 1]
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.next - 1]
+    }
+}
+
+impl Tokenizer for BigramTokenizer {
+    type TokenStream<'a> = VecTokenStream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
+        VecTokenStream { tokens: bigram_tokens(text), next: 0 }
+    }
+}
+
+/// Drops tokens that contain no alphanumeric character (jieba emits spaces and punctuation).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AlnumFilter;
+
+impl TokenFilter for AlnumFilter {
+    type Tokenizer<T: Tokenizer> = AlnumFilterWrapper<T>;
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> AlnumFilterWrapper<T> {
+        AlnumFilterWrapper(tokenizer)
+    }
+}
+
+/// [`AlnumFilter`] applied to a tokenizer.
+#[derive(Debug, Clone)]
+pub struct AlnumFilterWrapper<T>(T);
+
+impl<T: Tokenizer> Tokenizer for AlnumFilterWrapper<T> {
+    type TokenStream<'a> = AlnumFilterStream<T::TokenStream<'a>>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        AlnumFilterStream(self.0.token_stream(text))
+    }
+}
+
+/// Stream of [`AlnumFilter`].
+#[derive(Debug)]
+pub struct AlnumFilterStream<S>(S);
+
+impl<S: TokenStream> TokenStream for AlnumFilterStream<S> {
+    fn advance(&mut self) -> bool {
+        while self.0.advance() {
+            if self.0.token().text.chars().any(char::is_alphanumeric) {
+                return true;
+            }
+        }
+        false
+    }
+    fn token(&self) -> &Token {
+        self.0.token()
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        self.0.token_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(a: Analyzer, text: &str) -> Vec<String> {
+        Tokens::new(a).terms(text)
+    }
+
+    #[test]
+    fn bigrams_follow_the_official_baseline() {
+        assert_eq!(terms(Analyzer::ZhBigram, "上市规则 Rule_5.1，第A条"), vec![
+            "上市", "市规", "规则", "rule_5", "1", "第", "a", "条"
+        ]);
+        // A long CJK run (15 characters, 45 bytes) is fully searchable, unlike tantivy's default.
+        let long = "上海证券交易所股票上市规则修订版";
+        assert_eq!(terms(Analyzer::ZhBigram, long).len(), long.chars().count() - 1);
+    }
+
+    #[test]
+    fn jieba_drops_punctuation_and_whitespace() {
+        let t = terms(Analyzer::ZhJieba, "上市公司应当披露业绩预告。 Annual Report");
+        assert!(t.contains(&"上市公司".to_string()), "{t:?}");
+        assert!(t.contains(&"业绩".to_string()) || t.contains(&"业绩预告".to_string()), "{t:?}");
+        assert!(t.contains(&"annual".to_string()), "{t:?}");
+        assert!(t.iter().all(|w| w.chars().any(char::is_alphanumeric)), "{t:?}");
+    }
+
+    #[test]
+    fn english_folds_and_optionally_stems() {
+        assert_eq!(terms(Analyzer::En, "Café Filings"), vec!["cafe", "filings"]);
+        assert_eq!(terms(Analyzer::EnStem, "Café Filings"), vec!["cafe", "file"]);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for a in Analyzer::ALL {
+            assert_eq!(a.as_str().parse::<Analyzer>(), Ok(a));
+        }
+        assert!("default".parse::<Analyzer>().is_err());
+    }
+}

@@ -1,0 +1,48 @@
+//! anser-indexer: the per-route retrieval indexes.
+//!
+//! - [`units`]: retrieval units as the corpora manifest defines them, chunked ([`Chunking`]),
+//!   each carrying its evidence identifiers ([`evidence`]); excluded rows are never read.
+//! - [`analyzer`]: zh bigram (official baseline), zh jieba, en (+ stemming).
+//! - [`bm25`]: tantivy postings with our own BM25 scoring ([`Bm25Params`]: k1, b, idf).
+//! - [`embed`]: the [`Embedder`] trait (local ONNX via anser-encoder, or an OpenAI-compatible
+//!   `/embeddings` API via anser-llm).
+//! - [`vectors`]: exact and hnsw_rs search over unit vectors ([`HnswParams`]).
+//! - [`fingerprint`]: what an index was built from; stale indexes are refused.
+//! - [`route_index`]: [`build_route`] and [`RouteIndex::open`].
+//!
+//! ```no_run
+//! use anser_indexer::{BuildOptions, RouteIndex, build_route};
+//! use anser_manifest::Route;
+//! # fn main() -> anser_indexer::Result<()> {
+//! let (index, corpus) = (std::path::Path::new("idx"), std::path::Path::new("corpus"));
+//! build_route(index, corpus, Route::FinanceZhRules, &BuildOptions::default(), None)?;
+//! let ri = RouteIndex::open(index, Route::FinanceZhRules, None)?;
+//! let (bm25, params) = ri.bm25(None)?;
+//! for hit in bm25.search("业绩预告 披露", 5, &params)? {
+//!     println!("{} {:.3} {}", hit.ord, hit.score, ri.store.get(hit.ord)?.record_id);
+//! }
+//! # Ok(()) }
+//! ```
+
+pub mod analyzer;
+pub mod bm25;
+pub mod chunk;
+pub mod embed;
+mod error;
+pub mod evidence;
+pub mod fingerprint;
+mod progress;
+pub mod route_index;
+pub mod store;
+pub mod units;
+pub mod vectors;
+
+pub use analyzer::{Analyzer, Tokens};
+pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Idf, Scored};
+pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
+pub use embed::{ApiEmbedder, Embedder, EmbedderSpec, OnnxEmbedder, embedder_from_env, open_embedder};
+pub use error::{Error, Result};
+pub use fingerprint::{Fingerprint, INDEX_FORMAT, tool_version};
+pub use route_index::{BuildOptions, BuildReport, RouteIndex, build_route, corpus_file, default_analyzers, route_dir};
+pub use units::Unit;
+pub use vectors::{HnswParams, VectorIndex};

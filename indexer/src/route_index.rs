@@ -1,0 +1,356 @@
+//! Building and opening the index of one route: `<index-dir>/<route>/` holds the fingerprint,
+//! the unit store, one tantivy BM25 index per analyzer (`bm25/<analyzer>/`) and, when an
+//! embedder is given, the dense vectors and HNSW graph (`dense/`).
+//!
+//! A build writes into a temporary sibling folder and renames it into place at the end, so an
+//! interrupted build never leaves a half-written index where a finished one was.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use serde::Serialize;
+
+use anser_manifest::{Manifest, Route};
+
+use crate::{
+    Analyzer, Bm25Params, Chunking, Embedder, Error, HnswParams, Result,
+    bm25::{Bm25Index, Bm25Writer},
+    fingerprint::{Bm25Part, CorpusIdentity, DensePart, Fingerprint, tool_version},
+    progress::bar,
+    store::{UnitStore, UnitStoreWriter},
+    units::{count_records, read_units},
+    vectors::VectorIndex,
+};
+
+/// Units embedded per embedder call during a build.
+pub const EMBED_BATCH: usize = 256;
+
+/// The analyzers a route gets by default: both Chinese analyzers for Chinese corpora (jieba
+/// first: it is what `bm25` means there), English with stemming otherwise.
+pub fn default_analyzers(route: Route) -> Vec<Analyzer> {
+    if route.as_str().contains("_zh_") {
+        vec![Analyzer::ZhJieba, Analyzer::ZhBigram]
+    } else {
+        vec![Analyzer::EnStem]
+    }
+}
+
+/// How to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub chunking: Chunking,
+    /// Empty: [`default_analyzers`].
+    pub analyzers: Vec<Analyzer>,
+    pub bm25: Bm25Params,
+    pub hnsw: HnswParams,
+    /// Indexing threads (≥ 1).
+    pub threads: usize,
+    /// Replace an existing index even when it is up to date or built differently.
+    pub rebuild: bool,
+    pub quiet: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            chunking: Chunking::default(),
+            analyzers: Vec::new(),
+            bm25: Bm25Params::default(),
+            hnsw: HnswParams::default(),
+            threads: 1,
+            rebuild: false,
+            quiet: true,
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildReport {
+    pub route: Route,
+    pub dir: PathBuf,
+    /// `built`, `rebuilt` or `up_to_date`.
+    pub action: &'static str,
+    pub records: u64,
+    pub units: u64,
+    pub excluded: u64,
+    pub seconds: f64,
+}
+
+/// The folder of a route's index.
+pub fn route_dir(index_dir: &Path, route: Route) -> PathBuf {
+    index_dir.join(route.as_str())
+}
+
+/// The corpus file of a route under a corpus root.
+pub fn corpus_file(corpus_root: &Path, route: Route) -> PathBuf {
+    corpus_root.join(&Manifest::get().route(route).file)
+}
+
+fn requested(route: Route, corpus: CorpusIdentity, opts: &BuildOptions, embedder: Option<&dyn Embedder>) -> Result<Fingerprint> {
+    let analyzers = if opts.analyzers.is_empty() { default_analyzers(route) } else { opts.analyzers.clone() };
+    let dense = match embedder {
+        Some(e) => Some(DensePart {
+            model_id: e.model_id().to_string(),
+            dim: e.dim(),
+            identity: e.identity()?,
+            embedder: e.spec(),
+            hnsw: opts.hnsw,
+        }),
+        None => None,
+    };
+    Ok(Fingerprint {
+        tool: tool_version(),
+        route,
+        corpus,
+        chunking: opts.chunking,
+        stats: Default::default(),
+        bm25: analyzers.into_iter().map(|analyzer| Bm25Part { analyzer, params: opts.bm25 }).collect(),
+        dense,
+    })
+}
+
+/// Build (or confirm) the index of `route`.
+pub fn build_route(
+    index_dir: &Path,
+    corpus_root: &Path,
+    route: Route,
+    opts: &BuildOptions,
+    embedder: Option<&dyn Embedder>,
+) -> Result<BuildReport> {
+    let t0 = Instant::now();
+    let corpus_path = corpus_file(corpus_root, route);
+    if !corpus_path.is_file() {
+        return Err(Error::Corpus {
+            path: corpus_path,
+            message: format!("corpus file of route {route} not found; check --corpus-root"),
+        });
+    }
+    let dir = route_dir(index_dir, route);
+    let identity = CorpusIdentity::of(&corpus_path)?;
+    let mut want = requested(route, identity, opts, embedder)?;
+    let existed = dir.join(crate::fingerprint::FINGERPRINT_FILE).is_file();
+    if existed && !opts.rebuild {
+        let have = Fingerprint::read(&dir)?;
+        let mut problems = have.mismatches(&want);
+        if let Some(change) = have.corpus.changed(&corpus_path)? {
+            problems.push(change);
+        }
+        if problems.is_empty() {
+            return Ok(BuildReport {
+                route,
+                dir,
+                action: "up_to_date",
+                records: have.stats.records,
+                units: have.stats.units,
+                excluded: have.stats.excluded,
+                seconds: t0.elapsed().as_secs_f64(),
+            });
+        }
+        return Err(Error::Stale { path: dir, message: problems.join("; ") });
+    } else if dir.exists() && !existed && !opts.rebuild {
+        return Err(Error::Exists { path: dir });
+    }
+
+    fs_err::create_dir_all(index_dir)?;
+    let tmp = index_dir.join(format!(".{}.building-{}", route.as_str(), std::process::id()));
+    if tmp.exists() {
+        fs_err::remove_dir_all(&tmp)?;
+    }
+    fs_err::create_dir_all(tmp.join("bm25"))?;
+    let result = write_index(&tmp, &corpus_path, route, &mut want, opts, embedder);
+    if let Err(e) = result {
+        let _ = fs_err::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    if dir.exists() {
+        fs_err::remove_dir_all(&dir)?;
+    }
+    fs_err::rename(&tmp, &dir)?;
+    Ok(BuildReport {
+        route,
+        dir,
+        action: if existed { "rebuilt" } else { "built" },
+        records: want.stats.records,
+        units: want.stats.units,
+        excluded: want.stats.excluded,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+fn write_index(
+    dir: &Path,
+    corpus_path: &Path,
+    route: Route,
+    want: &mut Fingerprint,
+    opts: &BuildOptions,
+    embedder: Option<&dyn Embedder>,
+) -> Result<()> {
+    let total = count_records(route, corpus_path)?;
+    let mut store = UnitStoreWriter::create(dir)?;
+    let mut writers = Vec::new();
+    for part in &want.bm25 {
+        let d = dir.join("bm25").join(part.analyzer.as_str());
+        fs_err::create_dir_all(&d)?;
+        writers.push(Bm25Writer::create(&d, part.analyzer, opts.threads)?);
+    }
+    let pb = bar(opts.quiet, total, format!("{route}: index"));
+    let mut vectors: Vec<f32> = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    let embed_pb = embedder.map(|_| bar(opts.quiet, 0, format!("{route}: embed")));
+    let flush = |pending: &mut Vec<String>, vectors: &mut Vec<f32>| -> Result<()> {
+        if let (Some(e), false) = (embedder, pending.is_empty()) {
+            let texts: Vec<&str> = pending.iter().map(String::as_str).collect();
+            for v in e.embed(&texts)? {
+                vectors.extend_from_slice(&v);
+            }
+            if let Some(p) = &embed_pb {
+                p.inc(pending.len() as u64);
+            }
+            pending.clear();
+        }
+        Ok(())
+    };
+    let stats = read_units(
+        route,
+        corpus_path,
+        want.chunking,
+        |unit| {
+            store.add(&unit)?;
+            for w in &mut writers {
+                w.add(&unit)?;
+            }
+            if embedder.is_some() {
+                pending.push(unit.text);
+                if pending.len() >= EMBED_BATCH {
+                    flush(&mut pending, &mut vectors)?;
+                }
+            }
+            Ok(())
+        },
+        || pb.inc(1),
+    )?;
+    flush(&mut pending, &mut vectors)?;
+    pb.finish_and_clear();
+    store.finish()?;
+    let commit = bar(opts.quiet, 0, format!("{route}: commit BM25"));
+    for w in writers {
+        w.finish()?;
+    }
+    commit.finish_and_clear();
+    if let Some(dense) = &want.dense {
+        let d = dir.join("dense");
+        fs_err::create_dir_all(&d)?;
+        let graph = bar(opts.quiet, 0, format!("{route}: HNSW graph over {} vectors", stats.units));
+        let index = VectorIndex::build(vectors, dense.dim, dense.hnsw)?;
+        index.save(&d)?;
+        graph.finish_and_clear();
+    }
+    want.stats = stats;
+    want.write(dir)
+}
+
+/// An open route index.
+#[derive(Debug)]
+pub struct RouteIndex {
+    pub route: Route,
+    pub dir: PathBuf,
+    pub fingerprint: Fingerprint,
+    pub store: UnitStore,
+    bm25: BTreeMap<Analyzer, Bm25Index>,
+    vectors: Option<VectorIndex>,
+}
+
+impl RouteIndex {
+    /// Open `<index_dir>/<route>`, checking that the corpus file (under `corpus_root`, or where
+    /// it was at build time) is unchanged and that the index was written by this version.
+    pub fn open(index_dir: &Path, route: Route, corpus_root: Option<&Path>) -> Result<Self> {
+        let dir = route_dir(index_dir, route);
+        let fingerprint = Fingerprint::read(&dir)?;
+        let stale = |message: String| Error::Stale { path: dir.clone(), message };
+        if fingerprint.tool != tool_version() {
+            return Err(stale(format!("written by {}, this is {}", fingerprint.tool, tool_version())));
+        }
+        if fingerprint.route != route {
+            return Err(stale(format!("holds route {}, not {route}", fingerprint.route)));
+        }
+        let corpus = match corpus_root {
+            Some(root) => corpus_file(root, route),
+            None => fingerprint.corpus.path.clone(),
+        };
+        if let Some(change) = fingerprint.corpus.changed(&corpus)? {
+            return Err(stale(change));
+        }
+        let store = UnitStore::open(&dir)?;
+        if store.len() as u64 != fingerprint.stats.units {
+            return Err(stale(format!("{} units stored, fingerprint says {}", store.len(), fingerprint.stats.units)));
+        }
+        let mut bm25 = BTreeMap::new();
+        for part in &fingerprint.bm25 {
+            let index = Bm25Index::open(&dir.join("bm25").join(part.analyzer.as_str()), part.analyzer)?;
+            bm25.insert(part.analyzer, index);
+        }
+        let vectors = match &fingerprint.dense {
+            Some(d) => Some(VectorIndex::load(&dir.join("dense"), d.dim, d.hnsw)?),
+            None => None,
+        };
+        Ok(Self { route, dir, fingerprint, store, bm25, vectors })
+    }
+
+    /// The BM25 index of `analyzer` (`None`: the route's first analyzer) and its build params.
+    pub fn bm25(&self, analyzer: Option<Analyzer>) -> Result<(&Bm25Index, Bm25Params)> {
+        let part = match analyzer {
+            Some(a) => self.fingerprint.bm25.iter().find(|p| p.analyzer == a),
+            None => self.fingerprint.bm25.first(),
+        };
+        let built: Vec<&str> = self.fingerprint.bm25.iter().map(|p| p.analyzer.as_str()).collect();
+        let part = part.ok_or_else(|| Error::MissingIndex {
+            path: self.dir.clone(),
+            message: format!(
+                "no BM25 index for analyzer {} (built: {}); rebuild with --analyzers",
+                analyzer.map_or("?", Analyzer::as_str),
+                built.join(", ")
+            ),
+        })?;
+        let index = self.bm25.get(&part.analyzer).ok_or_else(|| Error::MissingIndex {
+            path: self.dir.clone(),
+            message: format!("BM25 index {} missing on disk", part.analyzer),
+        })?;
+        Ok((index, part.params))
+    }
+
+    /// The dense vectors and what built them.
+    pub fn dense(&self) -> Result<(&VectorIndex, &DensePart)> {
+        match (&self.vectors, &self.fingerprint.dense) {
+            (Some(v), Some(d)) => Ok((v, d)),
+            _ => Err(Error::MissingIndex {
+                path: self.dir.clone(),
+                message: "this index has no embeddings; rebuild with --embedding-model DIR or --embedding-backend api"
+                    .into(),
+            }),
+        }
+    }
+
+    /// Check that `embedder` is the model the vectors were built with.
+    pub fn check_embedder(&self, embedder: &dyn Embedder) -> Result<()> {
+        let (_, d) = self.dense()?;
+        let identity = embedder.identity()?;
+        if embedder.model_id() != d.model_id || embedder.dim() != d.dim || identity != d.identity {
+            return Err(Error::Stale {
+                path: self.dir.clone(),
+                message: format!(
+                    "vectors are from {} ({} dims, {}), the query embedder is {} ({} dims, {identity})",
+                    d.model_id,
+                    d.dim,
+                    d.identity,
+                    embedder.model_id(),
+                    embedder.dim()
+                ),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,9 @@
+//! Integration tests of anser-indexer: fixture corpora built in temporary folders (JSONL and
+//! SQLite databases created from the manifest's schema), BM25 against SQLite FTS5, HNSW against
+//! exact search, embeddings (local ONNX when available, the mock API always), fingerprints.
+
+mod bm25_fts5;
+mod build;
+mod dense;
+mod fixtures;
+mod hnsw_recall;

@@ -1,0 +1,235 @@
+//! When and how long to retry. Transient failures (408, 409, 425, 429, 5xx, transport errors,
+//! timeouts, bodies cut off or not JSON) are retried with capped exponential backoff and
+//! jitter, or after the server's `Retry-After`; anything else fails at once. Every attempt is
+//! recorded as an [`Attempt`] so traces show exactly what happened.
+//!
+//! Jitter comes from a small seeded generator ([`JitterRng`]), so a test or a re-run with the
+//! same seed sees the same waits.
+
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Attempts per call, the first one included (1 + 3 retries, as ANSER's `--embedding-max-retries 3`).
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 4;
+/// Wait before the first retry, before jitter.
+pub const DEFAULT_INITIAL_BACKOFF: Duration = Duration::from_millis(1000);
+/// Growth factor of the wait from one retry to the next.
+pub const DEFAULT_BACKOFF_MULTIPLIER: f64 = 2.0;
+/// Longest wait computed by backoff.
+pub const DEFAULT_MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// Jitter fraction: a wait `w` becomes uniform in `[w * (1 - j), w]`.
+pub const DEFAULT_JITTER: f64 = 0.5;
+/// Longest `Retry-After` honoured; a longer one is waited for this long.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+/// Timeout of one HTTP attempt (connect + response + body), as ANSER's `--timeout 300`.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// Seed of the jitter generator.
+pub const DEFAULT_SEED: u64 = 0x5EED_A115;
+
+/// Retry behaviour of a client. Build with `RetryPolicy::default()` and adjust fields, then
+/// [`RetryPolicy::validate`] (the client validates it too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetryPolicy {
+    /// Attempts per call including the first, ≥ 1.
+    pub max_attempts: u32,
+    pub initial_backoff: Duration,
+    /// ≥ 1.
+    pub multiplier: f64,
+    /// ≥ `initial_backoff`.
+    pub max_backoff: Duration,
+    /// In `[0, 1]`.
+    pub jitter: f64,
+    pub max_retry_after: Duration,
+    /// Per-attempt timeout, > 0.
+    pub timeout: Duration,
+    pub seed: u64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            initial_backoff: DEFAULT_INITIAL_BACKOFF,
+            multiplier: DEFAULT_BACKOFF_MULTIPLIER,
+            max_backoff: DEFAULT_MAX_BACKOFF,
+            jitter: DEFAULT_JITTER,
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            timeout: DEFAULT_TIMEOUT,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// Checks the bounds documented on each field.
+    pub fn validate(&self) -> Result<()> {
+        let bad =
+            |field: &str, message: String| Err(Error::InvalidSetting { field: format!("retry {field}"), message });
+        if self.max_attempts == 0 {
+            return bad("max_attempts", "must be at least 1".into());
+        }
+        if !(self.multiplier.is_finite() && self.multiplier >= 1.0) {
+            return bad("multiplier", format!("must be a number ≥ 1, got {}", self.multiplier));
+        }
+        if !(0.0..=1.0).contains(&self.jitter) {
+            return bad("jitter", format!("must be in [0, 1], got {}", self.jitter));
+        }
+        if self.max_backoff < self.initial_backoff {
+            return bad(
+                "max_backoff",
+                format!("{:?} is below initial_backoff {:?}", self.max_backoff, self.initial_backoff),
+            );
+        }
+        if self.timeout.is_zero() {
+            return bad("timeout", "must be greater than zero".into());
+        }
+        Ok(())
+    }
+
+    /// Wait before retry number `retry` (1 = the first retry), before jitter:
+    /// `min(max_backoff, initial_backoff * multiplier^(retry-1))`.
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let factor = self.multiplier.powi(retry.saturating_sub(1).min(1000) as i32);
+        let secs = (self.initial_backoff.as_secs_f64() * factor).min(self.max_backoff.as_secs_f64());
+        Duration::from_secs_f64(secs)
+    }
+
+    /// The jittered wait before retry number `retry`, or the server's `Retry-After` (capped at
+    /// `max_retry_after`) when it gave one.
+    pub fn wait(&self, retry: u32, retry_after: Option<Duration>, rng: &mut JitterRng) -> Duration {
+        if let Some(ra) = retry_after {
+            return ra.min(self.max_retry_after);
+        }
+        let base = self.backoff(retry).as_secs_f64();
+        Duration::from_secs_f64(base * (1.0 - self.jitter * rng.next_f64()))
+    }
+}
+
+/// Whether an HTTP status is worth retrying: 408, 409, 425, 429 and every 5xx.
+pub fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 425 | 429 | 500..=599)
+}
+
+/// Parses a `Retry-After` value: delay seconds (`"3"`, `"1.5"`) or an HTTP date, relative to
+/// `now` (a date in the past means "now": zero). `None` when unparsable.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Deterministic generator for jitter (SplitMix64).
+#[derive(Debug, Clone)]
+pub struct JitterRng(u64);
+
+impl JitterRng {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// One HTTP attempt of a call, for traces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// HTTP status, when a response arrived.
+    pub status: Option<u16>,
+    /// What went wrong, when something did (never contains the key).
+    pub error: Option<String>,
+    /// Wall time of the attempt, milliseconds.
+    pub latency_ms: f64,
+    /// `Retry-After` the server asked for, milliseconds.
+    pub retry_after_ms: Option<u64>,
+    /// Time waited after this attempt before the next one, milliseconds (`None` for the last).
+    pub wait_ms: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_backoff_matches_hand_computed_values() {
+        let p = RetryPolicy::default();
+        p.validate().expect("defaults are valid");
+        // 1 s, 2 s, 4 s, 8 s, 16 s, then capped at 30 s.
+        let secs: Vec<f64> = (1..=7).map(|r| p.backoff(r).as_secs_f64()).collect();
+        assert_eq!(secs, vec![1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]);
+        assert_eq!(DEFAULT_MAX_ATTEMPTS, 4);
+        assert_eq!(DEFAULT_TIMEOUT, Duration::from_secs(300));
+    }
+
+    #[test]
+    fn jitter_stays_in_range_and_is_seeded() {
+        let p = RetryPolicy::default();
+        let mut a = JitterRng::new(7);
+        let mut b = JitterRng::new(7);
+        for retry in 1..=5 {
+            let wa = p.wait(retry, None, &mut a);
+            assert_eq!(wa, p.wait(retry, None, &mut b));
+            let full = p.backoff(retry);
+            assert!(wa <= full && wa >= full.mul_f64(0.5), "{wa:?} outside [{:?}, {full:?}]", full.mul_f64(0.5));
+        }
+        let no_jitter = RetryPolicy { jitter: 0.0, ..RetryPolicy::default() };
+        assert_eq!(no_jitter.wait(2, None, &mut a), Duration::from_secs(2));
+    }
+
+    #[test]
+    fn retry_after_wins_and_is_capped() {
+        let p = RetryPolicy { max_retry_after: Duration::from_secs(10), ..RetryPolicy::default() };
+        let mut rng = JitterRng::new(1);
+        assert_eq!(p.wait(1, Some(Duration::from_secs(3)), &mut rng), Duration::from_secs(3));
+        assert_eq!(p.wait(1, Some(Duration::from_secs(99)), &mut rng), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn retry_after_parses_seconds_and_dates() {
+        let now = httpdate::parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT").expect("date");
+        assert_eq!(parse_retry_after("2", now), Some(Duration::from_secs(2)));
+        assert_eq!(parse_retry_after(" 0.5 ", now), Some(Duration::from_millis(500)));
+        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:42 GMT", now), Some(Duration::from_secs(5)));
+        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(parse_retry_after("-1", now), None);
+        assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn retryable_statuses() {
+        for s in [408, 409, 425, 429, 500, 502, 503, 504, 599] {
+            assert!(is_retryable_status(s), "{s}");
+        }
+        for s in [200, 400, 401, 403, 404, 413, 422] {
+            assert!(!is_retryable_status(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn invalid_policies_are_rejected() {
+        let base = RetryPolicy::default();
+        assert!(RetryPolicy { max_attempts: 0, ..base.clone() }.validate().is_err());
+        assert!(RetryPolicy { multiplier: 0.5, ..base.clone() }.validate().is_err());
+        assert!(RetryPolicy { jitter: 1.5, ..base.clone() }.validate().is_err());
+        assert!(RetryPolicy { max_backoff: Duration::from_millis(1), ..base.clone() }.validate().is_err());
+        assert!(RetryPolicy { timeout: Duration::ZERO, ..base }.validate().is_err());
+    }
+}

@@ -1,0 +1,106 @@
+use std::time::{Duration, Instant};
+
+use anser_llm::mock::{Fault, FaultInjection, Matcher, MockConfig, MockServer, Reply, Rule};
+use anser_llm::{ChatRequest, Message};
+
+use crate::{fast_policy, setup, setup_with};
+
+#[tokio::test]
+async fn unscripted_replies_are_deterministic_and_delayed() {
+    let config = MockConfig { delay: Duration::from_millis(100), ..MockConfig::default() };
+    let (server, client) = setup_with(config, fast_policy(), "");
+    let req = ChatRequest::new(vec![Message::user("Which statute applies?")]);
+    let t0 = Instant::now();
+    let a = client.chat(&req).await.expect("chat");
+    assert!(t0.elapsed() >= Duration::from_millis(100), "{:?}", t0.elapsed());
+    let b = client.chat(&req).await.expect("chat");
+    assert_eq!(a.response.text(), b.response.text());
+    assert!(a.response.text().contains("Which statute applies?"));
+    let recorded = server.requests();
+    assert_eq!(recorded.iter().map(|r| r.seq).collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(recorded[0].last_user_message(), Some("Which statute applies?"));
+    assert!(!recorded[0].scripted && recorded[0].fault.is_none());
+}
+
+#[tokio::test]
+async fn rules_match_in_order_and_fall_through_when_spent() {
+    let (server, client) = setup(fast_policy());
+    server.add_rule(
+        Rule::new(Matcher::user_regex(r"^count\b").expect("regex")).reply(Reply::text("7")).reply(Reply::text("8")),
+    );
+    server.add_rule(Rule::new(Matcher::UserContains("count".into())).reply(Reply::text("fallback")).repeat_last());
+    let ask = |q: &str| ChatRequest::new(vec![Message::user(q)]);
+    let texts = [
+        client.chat(&ask("count the cases")).await.expect("1").response.text().to_string(),
+        client.chat(&ask("count the cases")).await.expect("2").response.text().to_string(),
+        client.chat(&ask("count the cases")).await.expect("3").response.text().to_string(),
+        client.chat(&ask("please count")).await.expect("4").response.text().to_string(),
+    ];
+    assert_eq!(texts, ["7", "8", "fallback", "fallback"]);
+    assert!(server.requests().iter().all(|r| r.scripted));
+    server.clear_rules();
+    server.clear_requests();
+    let other = client.chat(&ask("count again")).await.expect("unscripted");
+    assert!(other.response.text().starts_with("Mock answer"));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn faults_are_recorded_with_the_request() {
+    let (server, client) = setup(fast_policy());
+    server.script(Matcher::Any, [Reply::Fault(Fault::Status(502)), Reply::Fault(Fault::NotJson)]);
+    client.chat(&ChatRequest::new(vec![Message::user("q")])).await.expect("third attempt");
+    let faults: Vec<Option<String>> = server.requests().into_iter().map(|r| r.fault).collect();
+    assert_eq!(faults, vec![Some("status 502".into()), Some("non-JSON body".into()), None]);
+}
+
+#[test]
+fn seeded_fault_injection_repeats_exactly() {
+    let run = || {
+        let config = MockConfig { faults: Some(FaultInjection::transient(0.3, 11)), ..MockConfig::instant() };
+        let server = MockServer::start(config).expect("mock");
+        let client = anser_llm::BlockingClient::new(
+            crate::endpoint(&server, ""),
+            anser_llm::ClientOptions {
+                retry: anser_llm::RetryPolicy { max_attempts: 1, ..fast_policy() },
+                cache: None,
+            },
+        )
+        .expect("client");
+        (0..30).map(|_| client.chat(&ChatRequest::new(vec![Message::user("q")])).is_ok()).collect::<Vec<bool>>()
+    };
+    let first = run();
+    assert_eq!(first, run());
+    let failures = first.iter().filter(|ok| !**ok).count();
+    assert!((3..=18).contains(&failures), "{failures} of 30 failed at rate 0.3");
+}
+
+#[test]
+fn unknown_routes_get_404_and_models_are_listed() {
+    let (server, _client) = setup(fast_policy());
+    let http = raw_get(&server, "/v1/unknown");
+    assert!(http.starts_with("HTTP/1.1 404"), "{http}");
+    assert_eq!(server.requests()[0].path, "/v1/unknown");
+    let models = raw_get(&server, "/v1/models");
+    assert!(models.starts_with("HTTP/1.1 200") && models.contains("mock-llm"), "{models}");
+}
+
+#[test]
+fn invalid_configs_and_busy_ports_are_errors() {
+    assert!(MockServer::start(MockConfig { embedding_dim: 0, ..MockConfig::instant() }).is_err());
+    let bad = FaultInjection { rate: 1.5, seed: 0, kinds: vec![Fault::NotJson] };
+    assert!(MockServer::start(MockConfig { faults: Some(bad), ..MockConfig::instant() }).is_err());
+    let first = MockServer::start(MockConfig::instant()).expect("first");
+    let err = MockServer::start_on(first.addr().port(), MockConfig::instant()).expect_err("port in use");
+    assert!(err.to_string().contains("cannot listen on 127.0.0.1"), "{err}");
+}
+
+/// A plain HTTP/1.1 GET over a TCP socket (the client under test only POSTs).
+fn raw_get(server: &MockServer, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(server.addr()).expect("connect");
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").expect("write");
+    let mut out = String::new();
+    s.read_to_string(&mut out).expect("read");
+    out
+}

@@ -1,0 +1,140 @@
+//! Append-only JSONL journal. Each record is one line written with a single `write_all` and
+//! fsynced before `append` returns, so a record the caller saw succeed survives a crash.
+//!
+//! A `kill -9` (or power cut) in the middle of a write leaves at most one torn line at the end of
+//! the file, without its final newline. Readers ignore that tail; [`Journal::open`] cuts it off
+//! before appending so the next record starts on its own line. A complete line that does not
+//! parse is corruption (someone edited the file) and is reported with its line number rather than
+//! skipped. [`read_journal_by_key`] keeps the first record per key, so a record journaled twice
+//! (a resumed run racing a crash) is never yielded twice.
+
+use std::{
+    collections::HashSet,
+    hash::Hash,
+    io::{Read, Seek, SeekFrom, Write},
+    path::{Path, PathBuf},
+};
+
+use fs_err as fs;
+use serde::{Serialize, de::DeserializeOwned};
+
+use crate::{Error, Result};
+
+/// Size of the blocks read backwards from the end when looking for the last newline.
+const TAIL_SCAN_BLOCK: u64 = 64 * 1024;
+
+/// An open journal, positioned for appending.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: fs::File,
+    len: u64,
+    torn_bytes_removed: u64,
+}
+
+impl Journal {
+    /// Open `path` for appending, creating it if needed. A torn last line left by a crash is
+    /// truncated away first (see [`Journal::torn_bytes_removed`]).
+    pub fn open(path: &Path) -> Result<Self> {
+        let mut file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        let len = file.metadata()?.len();
+        let complete = complete_prefix_len(&mut file, len)?;
+        if complete < len {
+            file.set_len(complete)?;
+            file.sync_all()?;
+        }
+        file.seek(SeekFrom::Start(complete))?;
+        Ok(Self { path: path.to_path_buf(), file, len: complete, torn_bytes_removed: len - complete })
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes of a torn last line that [`Journal::open`] removed (0 after a clean shutdown).
+    pub fn torn_bytes_removed(&self) -> u64 {
+        self.torn_bytes_removed
+    }
+
+    /// Append one record as a JSON line and fsync it. If the write fails half-way the file is cut
+    /// back to its previous length, so later records stay on lines of their own.
+    pub fn append<T: Serialize + ?Sized>(&mut self, record: &T) -> Result<()> {
+        let mut line =
+            serde_json::to_vec(record).map_err(|source| Error::Serialize { path: self.path.clone(), source })?;
+        line.push(b'\n');
+        let written = self.file.write_all(&line).and_then(|()| self.file.sync_data());
+        if let Err(e) = written {
+            let _ = self.file.set_len(self.len);
+            let _ = self.file.seek(SeekFrom::Start(self.len));
+            return Err(e.into());
+        }
+        self.len += line.len() as u64;
+        Ok(())
+    }
+}
+
+/// Length of the file up to and including its last newline.
+fn complete_prefix_len(file: &mut fs::File, len: u64) -> Result<u64> {
+    let mut end = len;
+    let mut block = Vec::new();
+    while end > 0 {
+        let start = end.saturating_sub(TAIL_SCAN_BLOCK);
+        block.resize((end - start) as usize, 0);
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut block)?;
+        if let Some(pos) = block.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + pos as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+/// What a journal holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JournalContents<T> {
+    /// The complete records, in file order.
+    pub records: Vec<T>,
+    /// Bytes of a torn last line that were ignored (0 after a clean shutdown).
+    pub torn_bytes: usize,
+    /// Records dropped because an earlier record had the same key ([`read_journal_by_key`] only).
+    pub duplicates: usize,
+}
+
+/// Read every complete record of the journal at `path`; a missing file is an empty journal.
+pub fn read_journal<T: DeserializeOwned>(path: &Path) -> Result<JournalContents<T>> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let mut records = Vec::new();
+    for (index, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let record = serde_json::from_slice(line).map_err(|e| Error::CorruptJournal {
+            path: path.to_path_buf(),
+            line: index + 1,
+            message: e.to_string(),
+        })?;
+        records.push(record);
+    }
+    Ok(JournalContents { records, torn_bytes: bytes.len() - complete, duplicates: 0 })
+}
+
+/// Like [`read_journal`], keeping only the first record for each `key(record)`.
+pub fn read_journal_by_key<T, K, F>(path: &Path, key: F) -> Result<JournalContents<T>>
+where
+    T: DeserializeOwned,
+    K: Eq + Hash,
+    F: Fn(&T) -> K,
+{
+    let all = read_journal::<T>(path)?;
+    let mut seen = HashSet::new();
+    let total = all.records.len();
+    let records: Vec<T> = all.records.into_iter().filter(|r| seen.insert(key(r))).collect();
+    Ok(JournalContents { duplicates: total - records.len(), records, torn_bytes: all.torn_bytes })
+}

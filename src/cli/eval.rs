@@ -1,0 +1,141 @@
+//! `anser eval`: score a results file, run directory or directory of result files with the
+//! official ANSER metrics (`--profile official`, byte-identical to the official evaluator) or
+//! with the card's superset (`--profile card`, the default), write evaluation.json and print a
+//! summary per task group.
+
+use std::{io::Write as _, path::PathBuf, process::ExitCode, time::Duration};
+
+use anser_evaluator::{
+    EvalOptions, JudgeMode, JudgeSettings, Profile, ResultsInput, evaluate,
+    judge::{DEFAULT_CONCURRENCY, DEFAULT_RETRIES},
+    records::{default_output, input_kind},
+    table::{self, Format},
+};
+use anser_llm::{JUDGE, Overrides, Settings};
+use anser_manifest::Benchmark;
+use clap::Args;
+
+use super::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Results: a JSON array, {"results": [...]}, {"predictions": [...]}, one record, JSONL, a run
+    /// directory (with results.json) or a directory of result files.
+    results: PathBuf,
+    /// official = exactly the official evaluator's output; card = official plus MAE(log OR),
+    /// MAE(median difference), finance-predictive SMAPE and Precision@5, BERTScore-F1, Latency.
+    #[arg(long, default_value = "card", value_parser = ["official", "card"])]
+    profile: String,
+    /// ANSER task folder (query/; a release checkout or the older benchmark/ layout also work).
+    #[arg(long, default_value = "query")]
+    benchmark_dir: PathBuf,
+    /// Corpus root for the regulatory-rule id lookup (finance/zh/regulatory_rules.jsonl).
+    #[arg(long, env = "ANSER_CORPUS_ROOT")]
+    corpus_root: Option<PathBuf>,
+    /// Output file [default: <dir>/<stem>.evaluation.json for a file, <run>/evaluation.json for a
+    /// run directory, <dir>/evaluation_results.json for a directory of result files].
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Do not call the LLM judge: judged tasks get {"status": "skipped"} and a null LLM Judge.
+    #[arg(long)]
+    skip_llm_judge: bool,
+    /// Concurrent judge calls.
+    #[arg(long, default_value_t = DEFAULT_CONCURRENCY)]
+    judge_concurrency: usize,
+    /// Judge model [env ANSER_JUDGE_MODEL; default gpt-5.6-sol]; endpoint and key come from
+    /// OPENAI_BASE_URL and OPENAI_API_KEY (environment or .env).
+    #[arg(long)]
+    judge_model: Option<String>,
+    /// Judge base URL (overrides OPENAI_BASE_URL).
+    #[arg(long)]
+    judge_base_url: Option<String>,
+    /// Retries after the first judge attempt (408/409/425/429/5xx, timeouts).
+    #[arg(long, default_value_t = DEFAULT_RETRIES)]
+    llm_retries: u32,
+    /// Per-call judge timeout in seconds.
+    #[arg(long, default_value_t = 120)]
+    llm_timeout: u64,
+    /// Judge cache (JSONL, keyed by result signature + judge model + prompt hash)
+    /// [default: judge_cache.jsonl next to the output].
+    #[arg(long)]
+    judge_cache: Option<PathBuf>,
+    /// Do not read or write the judge cache.
+    #[arg(long)]
+    no_judge_cache: bool,
+    /// ONNX encoder directory (model.onnx + tokenizer.json) for BERTScore-F1 (card profile);
+    /// the ONNX Runtime library comes from ORT_DYLIB_PATH.
+    #[arg(long)]
+    bertscore_model: Option<PathBuf>,
+    /// Summary format on stdout.
+    #[arg(long, default_value = "table", value_parser = ["table", "markdown", "csv", "json"])]
+    format: String,
+}
+
+pub fn run(args: EvalArgs) -> CliResult {
+    let profile = if args.profile == "official" { Profile::Official } else { Profile::Card };
+    let format: Format = args.format.parse().map_err(CliError::user)?;
+    let kind = input_kind(&args.results).map_err(map_err)?;
+    let output = args.output.clone().unwrap_or_else(|| default_output(&args.results, &kind));
+    let judge = if args.skip_llm_judge {
+        JudgeMode::Skip
+    } else {
+        let settings = Settings::load().map_err(|e| CliError::user(e))?;
+        let overrides =
+            Overrides { base_url: args.judge_base_url.clone(), api_key: None, model: args.judge_model.clone() };
+        let endpoint = settings.endpoint(&JUDGE, &overrides).map_err(CliError::user)?;
+        let model = endpoint.model.clone();
+        let endpoint = endpoint.api_key.is_set().then_some(endpoint);
+        let cache = if args.no_judge_cache {
+            None
+        } else {
+            Some(args.judge_cache.clone().unwrap_or_else(|| output.with_file_name("judge_cache.jsonl")))
+        };
+        JudgeMode::Call(JudgeSettings {
+            endpoint,
+            model,
+            concurrency: args.judge_concurrency,
+            retries: args.llm_retries,
+            timeout: Duration::from_secs(args.llm_timeout),
+            cache,
+        })
+    };
+    if profile == Profile::Official && args.bertscore_model.is_some() {
+        return Err(CliError::user("--bertscore-model only applies to --profile card (the official evaluator has no BERTScore)"));
+    }
+    let options = EvalOptions { profile, corpus_root: args.corpus_root.clone(), judge, bertscore: args.bertscore_model.clone() };
+    let bench = Benchmark::load(&args.benchmark_dir)?;
+    let input = ResultsInput::Path { input: args.results.clone(), output: Some(output.clone()) };
+    let evaluation = evaluate(&input, &bench, &options).map_err(map_err)?;
+    evaluation.write_json(&output).map_err(map_err)?;
+
+    let warnings: Vec<&str> = evaluation.warnings().collect();
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}", table::render(&evaluation, format)).map_err(CliError::internal)?;
+    if format == Format::Table {
+        let j = &evaluation.judge_overhead;
+        writeln!(
+            out,
+            "{} records evaluated, {} warning(s); LLM judge: {} task(s), {} cached, {} call(s), {} failed, {} tokens, {:.1} s (evaluation overhead)",
+            evaluation.evaluated_records(),
+            warnings.len(),
+            j.requests,
+            j.cached,
+            j.calls,
+            j.failed,
+            j.total_tokens,
+            j.wall_seconds
+        )
+        .map_err(CliError::internal)?;
+        writeln!(out, "wrote {}", output.display()).map_err(CliError::internal)?;
+    } else {
+        eprintln!("wrote {}", output.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn map_err(e: anser_evaluator::Error) -> CliError {
+    if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) }
+}

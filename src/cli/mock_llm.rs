@@ -1,0 +1,52 @@
+//! `anser mock-llm`: runs the loopback OpenAI-compatible mock server of `anser-llm` by hand,
+//! so a run, the judge or the embeddings backend can be tried without a real model.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anser_llm::mock::{FaultInjection, MockConfig, MockServer};
+use clap::Args;
+
+use super::{CliError, CliResult};
+
+#[derive(Debug, Args)]
+pub struct MockLlmArgs {
+    /// Port on 127.0.0.1 (0 = a free port, printed at start).
+    #[arg(long)]
+    port: u16,
+    /// Delay before every answer, in milliseconds.
+    #[arg(long, default_value_t = anser_llm::mock::DEFAULT_MOCK_DELAY.as_millis() as u64)]
+    delay_ms: u64,
+    /// Share of requests answered with a random transient fault (500, 503, 429, cut-off or
+    /// non-JSON body), in [0, 1].
+    #[arg(long, default_value_t = 0.0)]
+    fault_rate: f64,
+    /// Seed of the fault generator.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Length of embeddings when a request does not ask for `dimensions`.
+    #[arg(long, default_value_t = anser_llm::mock::DEFAULT_MOCK_EMBEDDING_DIM)]
+    embedding_dim: usize,
+    /// Leave `usage` out of responses (clients then estimate tokens).
+    #[arg(long)]
+    no_usage: bool,
+}
+
+pub fn run(args: MockLlmArgs) -> CliResult {
+    let config = MockConfig {
+        delay: Duration::from_millis(args.delay_ms),
+        embedding_dim: args.embedding_dim,
+        report_usage: !args.no_usage,
+        faults: (args.fault_rate > 0.0).then(|| FaultInjection::transient(args.fault_rate, args.seed)),
+        ..MockConfig::default()
+    };
+    let server = MockServer::start_on(args.port, config)
+        .map_err(|e| if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) })?;
+    println!("mock LLM listening on {} (Ctrl-C to stop)", server.base_url());
+    println!("  GENERATION_BASE_URL={} GENERATION_MODEL={}", server.base_url(), anser_llm::mock::DEFAULT_MOCK_MODEL);
+    server.wait_for_ctrl_c().map_err(CliError::internal)?;
+    let requests = server.requests();
+    let faults = requests.iter().filter(|r| r.fault.is_some()).count();
+    println!("served {} request(s), {faults} with an injected fault", requests.len());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,214 @@
+//! `anser run`: answer a task selection with one method into a run directory, then evaluate it.
+
+use std::{collections::BTreeMap, path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
+
+use anser_agent::{
+    method::{Solver, Vanilla},
+    run::{RESULTS_FILE, RunConfig, RunSummary, run},
+};
+use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
+use anser_llm::{CacheMode, Client, ClientOptions, GENERATION, Overrides, ResponseCache, Settings, retry::RetryPolicy};
+use anser_manifest::Benchmark;
+use anser_runstore::RunName;
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use super::{CliError, CliResult, SelectionArgs};
+
+/// How tasks are answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodName {
+    /// One LLM call with query + instruction; no retrieval, no evidence.
+    Vanilla,
+}
+
+impl MethodName {
+    fn as_str(self) -> &'static str {
+        match self {
+            MethodName::Vanilla => "vanilla",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Method that answers the tasks.
+    #[arg(long, value_enum)]
+    method: MethodName,
+    /// Name of the run directory (letters, digits, '-', '_', '.').
+    #[arg(long)]
+    run_name: String,
+    /// ANSER task folder.
+    #[arg(long, default_value = "query")]
+    benchmark_dir: PathBuf,
+    /// Corpus root.
+    #[arg(long, env = "ANSER_CORPUS_ROOT", default_value = "corpus")]
+    corpus_root: PathBuf,
+    /// Parent folder of run directories.
+    #[arg(long, default_value = "outputs/runs")]
+    output_dir: PathBuf,
+    #[command(flatten)]
+    selection: SelectionArgs,
+    /// Continue an interrupted run with the same settings, skipping finished tasks.
+    #[arg(long)]
+    resume: bool,
+    /// Number of tasks answered at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Per-task wall-clock limit in seconds.
+    #[arg(long)]
+    deadline: Option<f64>,
+    /// Generation model (else GENERATION_MODEL from the environment or .env).
+    #[arg(long)]
+    model: Option<String>,
+    /// OpenAI-compatible base URL (else GENERATION_BASE_URL).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// API key (else GENERATION_API_KEY); never written to disk.
+    #[arg(long)]
+    api_key: Option<String>,
+    /// Sampling temperature.
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f64,
+    /// Output-token cap per LLM call.
+    #[arg(long, default_value_t = 8192)]
+    max_tokens: u32,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 300.0)]
+    timeout: f64,
+    /// Attempts per LLM request (first try included).
+    #[arg(long, default_value_t = anser_llm::retry::DEFAULT_MAX_ATTEMPTS)]
+    max_attempts: u32,
+    /// Response cache directory (content-addressed); default RUN_DIR/../.llm-cache.
+    #[arg(long)]
+    cache_dir: Option<PathBuf>,
+    /// Answer strictly from the response cache; fail on the first miss.
+    #[arg(long)]
+    replay: bool,
+    /// Do not evaluate after the run.
+    #[arg(long)]
+    no_evaluate: bool,
+    /// Hide the progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run_command(args: RunArgs) -> CliResult {
+    let run_name = RunName::new(&args.run_name).map_err(CliError::user)?;
+    if args.concurrency == 0 {
+        return Err(CliError::user("--concurrency must be at least 1"));
+    }
+    let deadline = match args.deadline {
+        Some(s) if !(s.is_finite() && s > 0.0) => return Err(CliError::user("--deadline must be a positive number of seconds")),
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(CliError::user("--timeout must be a positive number of seconds"));
+    }
+    let bench = Benchmark::load(&args.benchmark_dir)?;
+    let tasks = args.selection.selection()?.apply(bench.tasks())?;
+
+    let mut settings: BTreeMap<String, Value> = BTreeMap::new();
+    settings.insert("method".into(), json!(args.method.as_str()));
+    let (solver, inputs): (Arc<dyn Solver>, Vec<(String, PathBuf)>) = match args.method {
+        MethodName::Vanilla => {
+            let client = llm_client(&args, &mut settings)?;
+            settings.insert("temperature".into(), json!(args.temperature));
+            settings.insert("max_tokens".into(), json!(args.max_tokens));
+            settings.insert("prompt_sha256".into(), json!(anser_runstore::sha256_hex(anser_agent::method::prompt::SYSTEM_PROMPT.as_bytes())));
+            (Arc::new(Vanilla::new(client, args.max_tokens, args.temperature)), Vec::new())
+        }
+    };
+    settings.insert("deadline_seconds".into(), json!(args.deadline));
+    let mut inputs = inputs;
+    let mut files: Vec<&str> = tasks.iter().map(|t| t.source_file.as_str()).collect();
+    files.dedup();
+    for f in files {
+        inputs.push((format!("task file {f}"), bench.dir.join(f)));
+    }
+    let mut extra = BTreeMap::new();
+    extra.insert("selection".into(), serde_json::to_value(args.selection.selection()?).unwrap_or(Value::Null));
+    extra.insert("benchmark_dir".into(), json!(bench.dir.display().to_string()));
+    extra.insert("corpus_root".into(), json!(args.corpus_root.display().to_string()));
+    extra.insert("concurrency".into(), json!(args.concurrency));
+    let config = RunConfig {
+        run_name,
+        output_dir: args.output_dir.clone(),
+        tasks,
+        concurrency: args.concurrency,
+        resume: args.resume,
+        deadline,
+        quiet: args.quiet,
+        settings,
+        inputs,
+        extra_metadata: extra,
+    };
+    let summary = run(&config, solver).map_err(agent_error)?;
+    report(&summary);
+    if summary.interrupted {
+        eprintln!(
+            "interrupted: {} of {} tasks finished; resume with the same command plus --resume",
+            summary.finished_before + summary.finished_now,
+            summary.selected
+        );
+        return Ok(ExitCode::from(130));
+    }
+    if !args.no_evaluate {
+        let results = summary.run_dir.join(RESULTS_FILE);
+        let output = summary.run_dir.join("evaluation.json");
+        let options = EvalOptions {
+            profile: Profile::Card,
+            corpus_root: Some(args.corpus_root.clone()),
+            judge: JudgeMode::Skip,
+            bertscore: None,
+        };
+        let evaluation = evaluate(&ResultsInput::Path { input: results, output: Some(output.clone()) }, &bench, &options)
+            .map_err(|e| CliError::user(e))?;
+        evaluation.write_json(&output).map_err(CliError::internal)?;
+        print!("{}", table::render(&evaluation, table::Format::Table));
+        println!("evaluation: {}", output.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<Client, CliError> {
+    let overrides = Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
+    let endpoint = Settings::load().and_then(|s| s.endpoint(&GENERATION, &overrides)).map_err(CliError::user)?;
+    settings.insert("generation".into(), serde_json::to_value(endpoint.public()).unwrap_or(Value::Null));
+    let retry = RetryPolicy {
+        max_attempts: args.max_attempts,
+        timeout: Duration::from_secs_f64(args.timeout),
+        ..RetryPolicy::default()
+    };
+    let cache_dir = args.cache_dir.clone().unwrap_or_else(|| args.output_dir.join(".llm-cache"));
+    let mode = if args.replay { CacheMode::Replay } else { CacheMode::ReadWrite };
+    let cache = ResponseCache::open(cache_dir, mode).map_err(CliError::user)?;
+    Client::new(endpoint, ClientOptions { retry, cache: Some(cache) }).map_err(CliError::user)
+}
+
+fn agent_error(e: anser_agent::Error) -> CliError {
+    let user = match &e {
+        anser_agent::Error::Store(s) => s.is_user_error(),
+        anser_agent::Error::Run(_) => true,
+        other => other.is_caller_error(),
+    };
+    if user {
+        CliError::user(e)
+    } else {
+        CliError::internal(e)
+    }
+}
+
+fn report(summary: &RunSummary) {
+    let statuses: Vec<String> = summary.by_status.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+    println!(
+        "run {}: {} selected, {} finished earlier, {} finished now ({}) in {:.1} s",
+        summary.run_dir.display(),
+        summary.selected,
+        summary.finished_before,
+        summary.finished_now,
+        if statuses.is_empty() { "nothing to do".into() } else { statuses.join(", ") },
+        summary.wall_seconds
+    );
+}
