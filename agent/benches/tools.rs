@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use anser_agent::tools::{
     answer::check_final,
-    compute::{BootstrapParams, ComputeRequest, ContinuousAssociation, Table, TwoByTwo, compute, stats::BinaryAssociation},
+    compute::{
+        BootstrapParams, ComputeRequest, ContinuousAssociation, Table, TwoByTwo, compute, stats::BinaryAssociation,
+    },
     sql::{GuardedDb, SqlParams},
 };
 use anser_manifest::{Language, PublicTask, Route};
@@ -34,7 +36,11 @@ fn measure(name: &str, iters: usize, mut f: impl FnMut()) {
         .collect();
     times.sort();
     let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    println!("{name:<44} median {:>10.1} µs   p95 {:>10.1} µs   ({iters} runs)", p(0.5).as_secs_f64() * 1e6, p(0.95).as_secs_f64() * 1e6);
+    println!(
+        "{name:<44} median {:>10.1} µs   p95 {:>10.1} µs   ({iters} runs)",
+        p(0.5).as_secs_f64() * 1e6,
+        p(0.95).as_secs_f64() * 1e6
+    );
 }
 
 fn main() {
@@ -65,7 +71,12 @@ fn main() {
         db.schema(3).expect("schema");
     });
 
-    let rows = db.query_with("SELECT stock_code, report_year, total_revenue FROM financial_fields f JOIN reports r USING (report_id)", ROWS).expect("rows");
+    let rows = db
+        .query_with(
+            "SELECT stock_code, report_year, total_revenue FROM financial_fields f JOIN reports r USING (report_id)",
+            ROWS,
+        )
+        .expect("rows");
     let table = Table::from(&rows);
     let req: ComputeRequest = serde_json::from_value(json!({"kind": "frame", "ops": [
         {"op": "change", "column": "total_revenue", "order_by": "report_year", "by": ["stock_code"], "kind": "percent", "as": "yoy"},

@@ -82,7 +82,12 @@ impl Error {
     pub fn is_caller_error(&self) -> bool {
         !matches!(
             self,
-            Error::Open { .. } | Error::Manifest(_) | Error::Store(_) | Error::Io(_) | Error::Internal(_) | Error::Run(_)
+            Error::Open { .. }
+                | Error::Manifest(_)
+                | Error::Store(_)
+                | Error::Io(_)
+                | Error::Internal(_)
+                | Error::Run(_)
         )
     }
 }

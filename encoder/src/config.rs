@@ -136,9 +136,8 @@ pub(crate) fn dir_settings(dir: &Path) -> Result<DirSettings> {
         }
     }
     if let Some(Value::Array(modules)) = read_json(&dir.join("modules.json"))? {
-        s.normalize = modules
-            .iter()
-            .any(|m| m.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with(".Normalize")));
+        s.normalize =
+            modules.iter().any(|m| m.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with(".Normalize")));
     }
     Ok(s)
 }
@@ -176,7 +175,12 @@ mod tests {
         fs_err::remove_dir_all(&dir).expect("cleanup");
         assert_eq!(
             s,
-            DirSettings { pooling: Some(Pooling::Cls), normalize: true, max_positions: Some(128), hidden_size: Some(384) }
+            DirSettings {
+                pooling: Some(Pooling::Cls),
+                normalize: true,
+                max_positions: Some(128),
+                hidden_size: Some(384)
+            }
         );
     }
 

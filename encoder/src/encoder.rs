@@ -89,8 +89,10 @@ impl Encoder {
         let settings = dir_settings(&dir)?;
         let max_length = settings.max_positions.map_or(config.max_length, |m| config.max_length.min(m));
 
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
-            .map_err(|e| Error::Model { path: tokenizer_path.clone(), message: format!("cannot load tokenizer: {e}") })?;
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| Error::Model {
+            path: tokenizer_path.clone(),
+            message: format!("cannot load tokenizer: {e}"),
+        })?;
         tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams { max_length, ..TruncationParams::default() }))
@@ -181,9 +183,7 @@ impl Encoder {
 
     /// Tokenise without running the model (ids, special-token mask, truncated to max length).
     pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Encoding>> {
-        self.tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| Error::Tokenizer(e.to_string()))
+        self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| Error::Tokenizer(e.to_string()))
     }
 
     /// Token-level outputs, one per text, in input order.
@@ -268,7 +268,10 @@ impl Encoder {
                 .get(&self.output_name)
                 .ok_or_else(|| Error::Ort(format!("output {} missing", self.output_name)))?;
             let (out_shape, data) = value.try_extract_tensor::<f32>().map_err(|e| Error::Ort(e.to_string()))?;
-            if out_shape.len() != 3 || out_shape[0] as usize != n || out_shape[1] as usize != seq || out_shape[2] as usize != dim
+            if out_shape.len() != 3
+                || out_shape[0] as usize != n
+                || out_shape[1] as usize != seq
+                || out_shape[2] as usize != dim
             {
                 return Err(Error::Ort(format!(
                     "output {} has shape {:?}, expected [{n}, {seq}, {dim}]",

@@ -13,7 +13,9 @@ pub enum Error {
     )]
     NoOrtLibrary,
     /// The ONNX Runtime library could not be loaded.
-    #[error("cannot load ONNX Runtime from {path}: {message} (use onnxruntime >= 1.19 from PyPI; scripts/fetch-ort.sh)")]
+    #[error(
+        "cannot load ONNX Runtime from {path}: {message} (use onnxruntime >= 1.19 from PyPI; scripts/fetch-ort.sh)"
+    )]
     OrtLoad { path: PathBuf, message: String },
     /// The model directory is missing a file or holds an unreadable one.
     #[error("model directory {path}: {message}")]
@@ -35,7 +37,10 @@ pub enum Error {
 impl Error {
     /// Whether the user can fix this (missing files, bad flags) rather than a broken program.
     pub fn is_user_error(&self) -> bool {
-        matches!(self, Error::NoOrtLibrary | Error::OrtLoad { .. } | Error::Model { .. } | Error::Param(_) | Error::Io(_))
+        matches!(
+            self,
+            Error::NoOrtLibrary | Error::OrtLoad { .. } | Error::Model { .. } | Error::Param(_) | Error::Io(_)
+        )
     }
 }
 

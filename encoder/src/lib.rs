@@ -32,9 +32,7 @@ mod error;
 mod pooling;
 mod runtime;
 
-pub use config::{
-    DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_THREADS, EncoderConfig, ModelInfo, Pooling,
-};
+pub use config::{DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_THREADS, EncoderConfig, ModelInfo, Pooling};
 pub use encoder::{Encoder, TokenOutput};
 pub use error::{Error, Result};
 pub use pooling::{cosine, l2_normalize, mean_pool};

@@ -38,8 +38,7 @@ pub(crate) fn environment(explicit: Option<&Path>) -> Result<&'static Environmen
     if !path.is_file() {
         return Err(Error::OrtLoad { path, message: "no such file".into() });
     }
-    let builder =
-        ort::init_from(&path).map_err(|e| Error::OrtLoad { path: path.clone(), message: e.to_string() })?;
+    let builder = ort::init_from(&path).map_err(|e| Error::OrtLoad { path: path.clone(), message: e.to_string() })?;
     let env = builder.with_name("anser").build().map_err(|e| Error::OrtLoad { path, message: e.to_string() })?;
     Ok(ENVIRONMENT.get_or_init(|| env))
 }

@@ -170,11 +170,7 @@ pub fn choice_accuracy(answer: &Py, gold: &Py) -> f64 {
 pub fn f1_tokens(value: &Py) -> Vec<String> {
     let lowered = nfkc(&text(value)).to_lowercase();
     let cleaned: String = lowered.chars().map(|c| if is_word(c) || is_space(c) { c } else { ' ' }).collect();
-    cleaned
-        .split(is_space)
-        .filter(|t| !t.is_empty() && !matches!(*t, "a" | "an" | "the"))
-        .map(str::to_string)
-        .collect()
+    cleaned.split(is_space).filter(|t| !t.is_empty() && !matches!(*t, "a" | "an" | "the")).map(str::to_string).collect()
 }
 
 /// Token-F1 (science): multiset overlap of [`f1_tokens`].
@@ -216,7 +212,8 @@ pub fn smape(prediction: f64, reference: f64) -> f64 {
 
 /// Relaxed Accuracy@10%: relative error ≤ 0.1 (inclusive, f64); exact match when gold is 0.
 pub fn accuracy_10(prediction: f64, reference: f64) -> f64 {
-    let hit = if reference == 0.0 { prediction == 0.0 } else { (prediction - reference).abs() / reference.abs() <= 0.1 };
+    let hit =
+        if reference == 0.0 { prediction == 0.0 } else { (prediction - reference).abs() / reference.abs() <= 0.1 };
     if hit { 1.0 } else { 0.0 }
 }
 
@@ -238,8 +235,24 @@ impl AnswerKind {
     }
 }
 
-const LABELS: &[&str] =
-    &["a", "b", "c", "d", "yes", "no", "true", "false", "是", "否", "未披露", "无法判断", "持续下降", "持续上升", "波动较大", "无明显变化"];
+const LABELS: &[&str] = &[
+    "a",
+    "b",
+    "c",
+    "d",
+    "yes",
+    "no",
+    "true",
+    "false",
+    "是",
+    "否",
+    "未披露",
+    "无法判断",
+    "持续下降",
+    "持续上升",
+    "波动较大",
+    "无明显变化",
+];
 
 /// `第 N 梯队` (tier N), spaces allowed around the digits.
 fn is_tier_label(s: &str) -> bool {
@@ -260,7 +273,8 @@ pub fn answer_kind(ground_truth: &Py, instruction: Option<&Py>, task_type: Optio
         return AnswerKind::Categorical;
     }
     let instruction = normalized_opt(instruction);
-    if ["只返回一个选项", "return only one option", "choose one option"].iter().any(|x| instruction.contains(x)) {
+    if ["只返回一个选项", "return only one option", "choose one option"].iter().any(|x| instruction.contains(x))
+    {
         return AnswerKind::Categorical;
     }
     let categorical = matches!(task_type, Some("text_evidence" | "change_detection"))
@@ -281,7 +295,12 @@ mod tests {
 
     #[test]
     fn tier_labels() {
-        assert!(is_tier_label("第2梯队") && is_tier_label("第 12 梯队") && !is_tier_label("第梯队") && !is_tier_label("第二梯队"));
+        assert!(
+            is_tier_label("第2梯队")
+                && is_tier_label("第 12 梯队")
+                && !is_tier_label("第梯队")
+                && !is_tier_label("第二梯队")
+        );
     }
 
     #[test]

@@ -47,7 +47,13 @@ pub struct BertScorer {
 impl BertScorer {
     /// Load `dir` (the ONNX Runtime library comes from `ORT_DYLIB_PATH`).
     pub fn load(dir: &Path) -> Result<BertScorer> {
-        let encoder = Encoder::open(dir, &EncoderConfig::default()).map_err(|e| Error::BertScore(e.to_string()))?;
+        Self::load_with_library(dir, None)
+    }
+
+    /// Load `dir` with an explicit ONNX Runtime library (`None`: `ORT_DYLIB_PATH`).
+    pub fn load_with_library(dir: &Path, ort_library: Option<&Path>) -> Result<BertScorer> {
+        let config = EncoderConfig { ort_library: ort_library.map(Path::to_path_buf), ..EncoderConfig::default() };
+        let encoder = Encoder::open(dir, &config).map_err(|e| Error::BertScore(e.to_string()))?;
         Ok(BertScorer { encoder })
     }
 
@@ -107,7 +113,8 @@ pub fn score_tokens(candidate: &TokenVectors, reference: &TokenVectors) -> BertS
         return BertScore { precision: 0.0, recall: 0.0, f1: 0.0 };
     }
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
-    let sim: Vec<Vec<f64>> = candidate.rows.iter().map(|c| reference.rows.iter().map(|r| dot(c, r)).collect()).collect();
+    let sim: Vec<Vec<f64>> =
+        candidate.rows.iter().map(|c| reference.rows.iter().map(|r| dot(c, r)).collect()).collect();
     let precision = (0..candidate.rows.len())
         .filter(|&i| candidate.weighted[i])
         .map(|i| sim[i].iter().copied().fold(f64::NEG_INFINITY, f64::max))
@@ -130,8 +137,12 @@ mod tests {
     fn greedy_matching_hand_computed() {
         let s = std::f64::consts::FRAC_1_SQRT_2;
         // Candidate: [CLS]=e2 (special), e1, e2. Reference: e1, (e1+e2)/√2, [SEP]=-e1 (special).
-        let cand = TokenVectors { rows: vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![0.0, 1.0]], weighted: vec![false, true, true] };
-        let refs = TokenVectors { rows: vec![vec![1.0, 0.0], vec![s, s], vec![-1.0, 0.0]], weighted: vec![true, true, false] };
+        let cand = TokenVectors {
+            rows: vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![0.0, 1.0]],
+            weighted: vec![false, true, true],
+        };
+        let refs =
+            TokenVectors { rows: vec![vec![1.0, 0.0], vec![s, s], vec![-1.0, 0.0]], weighted: vec![true, true, false] };
         let b = score_tokens(&cand, &refs);
         // P = (max(1, s, -1) + max(0, s, 0)) / 2 = (1 + s) / 2.
         assert!((b.precision - (1.0 + s) / 2.0).abs() < 1e-15);

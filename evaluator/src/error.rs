@@ -50,7 +50,9 @@ impl Error {
     /// True when the error comes from user input (exit code 2) rather than from a bug.
     pub fn is_user_error(&self) -> bool {
         match self {
-            Self::Results { .. } | Self::CorpusFile { .. } | Self::Options(_) | Self::Judge(_) | Self::BertScore(_) => true,
+            Self::Results { .. } | Self::CorpusFile { .. } | Self::Options(_) | Self::Judge(_) | Self::BertScore(_) => {
+                true
+            }
             Self::Benchmark(e) => e.is_user_error(),
             Self::Io(_) => true,
             Self::Prompts(_) => false,

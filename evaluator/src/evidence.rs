@@ -23,6 +23,12 @@ pub const RULES_FILE: &str = "finance/zh/regulatory_rules.jsonl";
 
 /// `_evidence_text(v)`: Python `str()`, NFKC, strip, whitespace runs collapsed to one space.
 pub fn evidence_text(value: &Py) -> String {
+    // Fast path: printable ASCII without spaces is already canonical (most ids).
+    if let Py::Str(s) = value {
+        if s.bytes().all(|b| b.is_ascii_graphic()) {
+            return s.clone();
+        }
+    }
     let s = py_str(value);
     split_ws(&nfkc(&s)).collect::<Vec<_>>().join(" ")
 }
@@ -57,7 +63,10 @@ impl RuleIndex {
 
     fn parse(path: &Path, text: &str) -> Result<RuleIndex> {
         let mut by_id = HashMap::new();
-        let bad = |line: usize, msg: String| Error::CorpusFile { path: PathBuf::from(path), message: format!("line {line}: {msg}") };
+        let bad = |line: usize, msg: String| Error::CorpusFile {
+            path: PathBuf::from(path),
+            message: format!("line {line}: {msg}"),
+        };
         for (n, line) in text.split_inclusive('\n').enumerate() {
             if crate::pytext::strip(line).is_empty() {
                 continue;
@@ -122,7 +131,8 @@ impl Canonicalizer<'_> {
         if self.scope.company {
             match value {
                 Py::Dict(d) => {
-                    let company = if d.contains_key("stock_code") { d.get("stock_code") } else { d.get("company_code") };
+                    let company =
+                        if d.contains_key("stock_code") { d.get("stock_code") } else { d.get("company_code") };
                     if let Some(company) = company.filter(|c| **c != Py::Null) {
                         return evidence_text(company);
                     }
@@ -167,15 +177,12 @@ impl Canonicalizer<'_> {
     /// is empty.
     pub fn list(&self, value: Option<&Py>) -> Vec<String> {
         let Some(Py::List(items)) = value else { return Vec::new() };
-        let mut seen = HashSet::with_capacity(items.len());
-        let mut out = Vec::with_capacity(items.len());
-        for item in items {
-            let id = self.canonical(item);
-            if seen.insert(id.clone()) {
-                out.push(id);
-            }
-        }
-        out
+        let ids: Vec<String> = items.iter().map(|item| self.canonical(item)).collect();
+        let keep: Vec<bool> = {
+            let mut seen = HashSet::with_capacity(ids.len());
+            ids.iter().map(|id| seen.insert(id.as_str())).collect()
+        };
+        ids.into_iter().zip(keep).filter_map(|(id, keep)| keep.then_some(id)).collect()
     }
 }
 
@@ -186,7 +193,8 @@ fn first_evidence_key(d: &Dict) -> Option<&Py> {
 /// `(\d{6})_\d{4}-\d{2}-\d{2}_[A-Za-z0-9_-]+` → the six digits.
 fn report_company(identity: &str) -> Option<String> {
     let chars: Vec<char> = identity.chars().collect();
-    let digits = |range: std::ops::Range<usize>| range.clone().all(|i| chars.get(i).is_some_and(|c| digit_value(*c).is_some()));
+    let digits =
+        |range: std::ops::Range<usize>| range.clone().all(|i| chars.get(i).is_some_and(|c| digit_value(*c).is_some()));
     let at = |i: usize, c: char| chars.get(i) == Some(&c);
     let ok = chars.len() >= 19
         && digits(0..6)

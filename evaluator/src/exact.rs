@@ -98,7 +98,10 @@ pub struct ExactSum {
 
 impl std::fmt::Debug for ExactSum {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ExactSum").field("count", &self.count).field("non_finite", &self.non_finite).finish_non_exhaustive()
+        f.debug_struct("ExactSum")
+            .field("count", &self.count)
+            .field("non_finite", &self.non_finite)
+            .finish_non_exhaustive()
     }
 }
 

@@ -22,7 +22,8 @@ use crate::{
 };
 
 /// The system message of every judge call.
-pub const SYSTEM_MESSAGE: &str = "Return only the requested JSON object. Do not use information outside the user message.";
+pub const SYSTEM_MESSAGE: &str =
+    "Return only the requested JSON object. Do not use information outside the user message.";
 /// Concurrent judge calls (`--judge-concurrency`).
 pub const DEFAULT_CONCURRENCY: usize = 8;
 /// Retries after the first attempt (`--llm-retries` of the official evaluator).
@@ -145,7 +146,10 @@ pub fn parse_reply(content: &str, attempts: u32) -> JudgeResult {
     let parsed = json_object(&Py::Str(content.to_string())).map(|d| d.into_owned());
     let error = |message: String| JudgeResult {
         score: None,
-        record: status_record("error", [("error", Py::Str(message)), ("attempts", Py::Int(i64::from(attempts).into()))]),
+        record: status_record(
+            "error",
+            [("error", Py::Str(message)), ("attempts", Py::Int(i64::from(attempts).into()))],
+        ),
     };
     let mut record = match parsed {
         Ok(d) => d,
@@ -239,7 +243,7 @@ impl JudgeCache {
             line.insert("key", Py::Str(key.clone()));
             line.insert("score", Py::Float(score));
             line.insert("record", Py::Dict(result.record.clone()));
-            buf.push_str(&dumps(&Py::Dict(line), DumpStyle::COMPACT_SORTED));
+            buf.push_str(&dumps(&Py::Dict(line), DumpStyle::COMPACT));
             buf.push('\n');
             self.entries.insert(key.clone(), result.clone());
         }
@@ -265,7 +269,8 @@ pub fn judge_all(settings: &JudgeSettings, requests: &[JudgeRequest]) -> Result<
         return Ok((vec![unavailable; requests.len()], overhead));
     };
     let mut cache = JudgeCache::open(settings.cache.as_deref())?;
-    let keys: Vec<String> = requests.iter().map(|r| cache_key(&r.result_signature, &settings.model, &r.prompt)).collect();
+    let keys: Vec<String> =
+        requests.iter().map(|r| cache_key(&r.result_signature, &settings.model, &r.prompt)).collect();
     let mut results: Vec<Option<JudgeResult>> = keys.iter().map(|k| cache.get(k).cloned()).collect();
     overhead.cached = results.iter().filter(|r| r.is_some()).count();
     let todo: Vec<usize> = (0..requests.len()).filter(|&i| results[i].is_none()).collect();
@@ -350,7 +355,10 @@ async fn call(client: &Client, prompt: &str) -> Call {
             Call {
                 result: JudgeResult {
                     score: None,
-                    record: status_record("error", [("error", Py::Str(message)), ("attempts", Py::Int(i64::from(attempts).into()))]),
+                    record: status_record(
+                        "error",
+                        [("error", Py::Str(message)), ("attempts", Py::Int(i64::from(attempts).into()))],
+                    ),
                 },
                 prompt_tokens: 0,
                 completion_tokens: 0,
@@ -370,7 +378,10 @@ mod tests {
     fn replies_parse_and_clamp_like_python() {
         let r = parse_reply("```json\n{\"score_0_100\": 140, \"reason\": \"x\"}\n```", 2);
         assert_eq!(r.score, Some(100.0));
-        assert_eq!(dumps(&Py::Dict(r.record), DumpStyle::TEXT), r#"{"attempts": 2, "reason": "x", "score_0_100": 100.0, "status": "ok"}"#);
+        assert_eq!(
+            dumps(&Py::Dict(r.record), DumpStyle::TEXT),
+            r#"{"attempts": 2, "reason": "x", "score_0_100": 100.0, "status": "ok"}"#
+        );
         assert_eq!(parse_reply("{\"score_0_100\": -3}", 1).score, Some(0.0));
         assert_eq!(parse_reply("{\"score_0_100\": true}", 1).score, Some(1.0));
         assert_eq!(parse_reply("{\"score_0_100\": 87.5}", 1).score, Some(87.5));

@@ -181,7 +181,12 @@ pub fn evaluate(input: &ResultsInput, bench: &Benchmark, options: &EvalOptions) 
             for (i, r) in records.iter().enumerate() {
                 match Py::from_serde(r) {
                     Py::Dict(d) => rows.push(d),
-                    _ => return Err(Error::results(source, format!("record {}: each result record must be an object", i + 1))),
+                    _ => {
+                        return Err(Error::results(
+                            source,
+                            format!("record {}: each result record must be an object", i + 1),
+                        ));
+                    }
                 }
             }
             (source.clone(), vec![(source.clone(), rows)])
@@ -260,8 +265,13 @@ fn evaluate_sources(
 
     // The judge pass.
     let requests: Vec<JudgeRequest> = judge_queue.iter().map(|(_, r)| r.clone()).collect();
-    let (judge_model, judged, judge_overhead): (Option<String>, Vec<JudgeResult>, JudgeOverhead) = match &options.judge {
-        JudgeMode::Skip => (None, vec![judge::skipped(); requests.len()], JudgeOverhead { requests: requests.len(), ..Default::default() }),
+    let (judge_model, judged, judge_overhead): (Option<String>, Vec<JudgeResult>, JudgeOverhead) = match &options.judge
+    {
+        JudgeMode::Skip => (
+            None,
+            vec![judge::skipped(); requests.len()],
+            JudgeOverhead { requests: requests.len(), ..Default::default() },
+        ),
         JudgeMode::Call(settings) => {
             let (results, overhead) = judge::judge_all(settings, &requests)?;
             (Some(settings.model.clone()), results, overhead)
@@ -287,7 +297,12 @@ fn evaluate_sources(
                     Err(e) => vec![Err(e.to_string()); pairs.len()],
                 }
             }
-            None => vec![Err("no encoder given (pass --bertscore-model DIR with model.onnx and tokenizer.json)".to_string()); pairs.len()],
+            None => {
+                vec![
+                    Err("no encoder given (pass --bertscore-model DIR with model.onnx and tokenizer.json)".to_string());
+                    pairs.len()
+                ]
+            }
         };
         bertscore_overhead = BertScoreOverhead { pairs: pairs.len(), seconds: started.elapsed().as_secs_f64() };
         for ((slot, _), score) in bert_queue.iter().zip(scores) {
@@ -305,7 +320,9 @@ fn evaluate_sources(
     let with_latency = profile == Profile::Card;
     let files: Vec<FileReport> = files
         .into_iter()
-        .map(|(source, submitted, warnings, details)| FileReport::new(source, submitted, warnings, details, with_latency))
+        .map(|(source, submitted, warnings, details)| {
+            FileReport::new(source, submitted, warnings, details, with_latency)
+        })
         .collect();
     let all = files.iter().flat_map(|f| f.details.iter());
     let metrics = aggregate(all.clone());

@@ -51,7 +51,12 @@ pub fn efficiency_py(e: &Efficiency) -> Py {
     let mut out = Dict::new();
     out.insert(
         "Token Usage",
-        dict([("mean", float(t.mean)), ("count", int(t.count)), ("unavailable", int(t.unavailable)), ("unit", string("tokens"))]),
+        dict([
+            ("mean", float(t.mean)),
+            ("count", int(t.count)),
+            ("unavailable", int(t.unavailable)),
+            ("unit", string("tokens")),
+        ]),
     );
     if let Some(l) = &e.latency {
         out.insert(
@@ -88,7 +93,10 @@ pub fn detail_py(d: &Detail) -> Py {
     if let Some(j) = &d.llm_judge {
         out.insert("llm_judge", Py::Dict(j.clone()));
     }
-    out.insert("evidence_count", dict([("expected", int(d.evidence_count.expected)), ("returned", int(d.evidence_count.returned))]));
+    out.insert(
+        "evidence_count",
+        dict([("expected", int(d.evidence_count.expected)), ("returned", int(d.evidence_count.returned))]),
+    );
     Py::Dict(out)
 }
 
@@ -98,7 +106,14 @@ pub fn file_py(f: &FileReport) -> Py {
         f.by_task_group
             .iter()
             .map(|g| {
-                (g.name.clone(), dict([("count", int(g.count)), ("metrics", metrics_py(&g.metrics)), ("efficiency", efficiency_py(&g.efficiency))]))
+                (
+                    g.name.clone(),
+                    dict([
+                        ("count", int(g.count)),
+                        ("metrics", metrics_py(&g.metrics)),
+                        ("efficiency", efficiency_py(&g.efficiency)),
+                    ]),
+                )
             })
             .collect(),
     );

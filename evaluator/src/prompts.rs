@@ -9,11 +9,7 @@
 use anser_manifest::{Domain, Language, PublicTask, Split, TaskGroup};
 use sha2::{Digest, Sha256};
 
-use crate::{
-    Error, Result,
-    pyjson::Py,
-    pytext::text,
-};
+use crate::{Error, Result, pyjson::Py, pytext::text};
 
 /// The prompt file, embedded.
 const PROMPTS_JSON: &str = include_str!("../../prompts/anser_judge.json");
@@ -59,13 +55,17 @@ impl JudgeTemplate {
         let zh = group.language == Language::Zh;
         match (group.domain, group.split) {
             (Domain::Science, _) => Some(JudgeTemplate::Science),
-            (Domain::Legal, Split::Prescriptive) => Some(if zh { JudgeTemplate::LegalZh } else { JudgeTemplate::LegalEn }),
+            (Domain::Legal, Split::Prescriptive) => {
+                Some(if zh { JudgeTemplate::LegalZh } else { JudgeTemplate::LegalEn })
+            }
             (Domain::Legal, _) => None,
             (Domain::Finance, Split::Descriptive | Split::Predictive) => {
                 Some(if zh { JudgeTemplate::FinanceZh } else { JudgeTemplate::FinanceEn })
             }
             (Domain::Finance, Split::Prescriptive) if zh => Some(JudgeTemplate::FinancePresZh),
-            (Domain::Finance, Split::Prescriptive) => (task_type == Some("RegBench")).then_some(JudgeTemplate::RegBench),
+            (Domain::Finance, Split::Prescriptive) => {
+                (task_type == Some("RegBench")).then_some(JudgeTemplate::RegBench)
+            }
         }
     }
 }

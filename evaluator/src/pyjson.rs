@@ -208,8 +208,9 @@ impl Py {
         match self {
             Py::Null => serde_json::Value::Null,
             Py::Bool(b) => serde_json::Value::Bool(*b),
-            Py::Int(i) => serde_json::from_str(i.as_str())
-                .unwrap_or_else(|_| serde_json::Number::from_f64(i.to_f64()).map_or(serde_json::Value::Null, Into::into)),
+            Py::Int(i) => serde_json::from_str(i.as_str()).unwrap_or_else(|_| {
+                serde_json::Number::from_f64(i.to_f64()).map_or(serde_json::Value::Null, Into::into)
+            }),
             Py::Float(f) => serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into),
             Py::Str(s) => serde_json::Value::String(s.clone()),
             Py::List(l) => serde_json::Value::Array(l.iter().map(Py::to_serde).collect()),
@@ -368,7 +369,8 @@ impl Parser<'_> {
             }
         }
         let text = &self.s[start..idx];
-        let value = if is_float { Py::Float(text.parse().unwrap_or(f64::NAN)) } else { Py::Int(PyInt::from_literal(text)) };
+        let value =
+            if is_float { Py::Float(text.parse().unwrap_or(f64::NAN)) } else { Py::Int(PyInt::from_literal(text)) };
         Ok((value, idx))
     }
 
@@ -594,6 +596,8 @@ impl DumpStyle {
     pub const TEXT: DumpStyle = DumpStyle { sort_keys: true, item_sep: ", ", key_sep: ": ", indent: None };
     /// `separators=(",", ":")`, sorted keys: `result_signature` and rule identities.
     pub const COMPACT_SORTED: DumpStyle = DumpStyle { sort_keys: true, item_sep: ",", key_sep: ":", indent: None };
+    /// `separators=(",", ":")`, keys in insertion order: JSONL lines that must round-trip.
+    pub const COMPACT: DumpStyle = DumpStyle { sort_keys: false, item_sep: ",", key_sep: ":", indent: None };
     /// `json.dumps(v, ensure_ascii=False, indent=2)`: the evaluation file.
     pub const PRETTY: DumpStyle = DumpStyle { sort_keys: false, item_sep: ",", key_sep: ": ", indent: Some(2) };
 }
@@ -768,7 +772,10 @@ mod tests {
         assert_eq!(loads("-0").ok(), Some(Py::Int(PyInt("0".into()))));
         assert_eq!(loads("1.0").ok(), Some(Py::Float(1.0)));
         assert_eq!(loads("1e3").ok(), Some(Py::Float(1000.0)));
-        assert_eq!(loads("123456789012345678901234567890").ok(), Some(Py::Int(PyInt("123456789012345678901234567890".into()))));
+        assert_eq!(
+            loads("123456789012345678901234567890").ok(),
+            Some(Py::Int(PyInt("123456789012345678901234567890".into())))
+        );
         assert!(matches!(loads("NaN"), Ok(Py::Float(f)) if f.is_nan()));
         assert_eq!(loads("-Infinity").ok(), Some(Py::Float(f64::NEG_INFINITY)));
         assert_eq!(err("1e"), "Extra data: line 1 column 2 (char 1)");

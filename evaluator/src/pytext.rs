@@ -17,7 +17,17 @@ use crate::{
 
 fn in_ranges(c: char, table: &[(u32, u32)]) -> bool {
     let cp = c as u32;
-    table.binary_search_by(|&(lo, hi)| if hi < cp { std::cmp::Ordering::Less } else if lo > cp { std::cmp::Ordering::Greater } else { std::cmp::Ordering::Equal }).is_ok()
+    table
+        .binary_search_by(|&(lo, hi)| {
+            if hi < cp {
+                std::cmp::Ordering::Less
+            } else if lo > cp {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
 }
 
 /// `str.isspace()` / regex `\s`.
@@ -74,7 +84,11 @@ pub fn casefold(s: &str) -> String {
 
 /// `unicodedata.normalize("NFKC", s)`.
 pub fn nfkc(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() { Cow::Borrowed(s) } else { Cow::Owned(s.nfkc().collect()) }
+    if s.is_ascii() || unicode_normalization::is_nfkc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.nfkc().collect())
+    }
 }
 
 /// `text(value)`: a string as is, null as `""`, anything else as sorted-key JSON.

@@ -228,7 +228,10 @@ pub struct LatencyStat {
 }
 
 /// `aggregate_efficiency(details)`; `with_latency` adds the card's Latency row.
-pub fn aggregate_efficiency<'a>(details: impl IntoIterator<Item = &'a Detail> + Clone, with_latency: bool) -> Efficiency {
+pub fn aggregate_efficiency<'a>(
+    details: impl IntoIterator<Item = &'a Detail> + Clone,
+    with_latency: bool,
+) -> Efficiency {
     let total = details.clone().into_iter().count();
     let mut tokens = ExactSum::new();
     for d in details.clone() {
@@ -236,7 +239,8 @@ pub fn aggregate_efficiency<'a>(details: impl IntoIterator<Item = &'a Detail> + 
             tokens.add(t);
         }
     }
-    let token_usage = Stat { mean: tokens.mean(), count: tokens.count() as usize, unavailable: total - tokens.count() as usize };
+    let token_usage =
+        Stat { mean: tokens.mean(), count: tokens.count() as usize, unavailable: total - tokens.count() as usize };
     let latency = with_latency.then(|| {
         let mut values: Vec<f64> = details.into_iter().filter_map(Detail::latency_seconds).collect();
         let mut sum = ExactSum::new();
@@ -312,7 +316,13 @@ pub struct FileReport {
 }
 
 impl FileReport {
-    pub(crate) fn new(source_file: String, submitted_records: usize, warnings: Vec<String>, details: Vec<Detail>, with_latency: bool) -> Self {
+    pub(crate) fn new(
+        source_file: String,
+        submitted_records: usize,
+        warnings: Vec<String>,
+        details: Vec<Detail>,
+        with_latency: bool,
+    ) -> Self {
         FileReport {
             source_file,
             submitted_records,
@@ -348,7 +358,10 @@ mod tests {
     #[test]
     fn aggregate_order_and_null_rules() {
         let details = vec![
-            detail("legal_zh_descriptive", vec![(Metric::Mae, None), (Metric::Accuracy10, None), (Metric::SetF1, Some(0.5))]),
+            detail(
+                "legal_zh_descriptive",
+                vec![(Metric::Mae, None), (Metric::Accuracy10, None), (Metric::SetF1, Some(0.5))],
+            ),
             detail("finance_zh_descriptive", vec![(Metric::Mae, Some(2.0)), (Metric::Accuracy10, None)]),
             detail("science_en_descriptive", vec![(Metric::LlmJudge, None), (Metric::TokenF1, Some(1.0))]),
         ];

@@ -39,7 +39,9 @@ impl AnswerRule {
         match (group.domain, group.split) {
             (Domain::Legal, Split::Descriptive) => AnswerRule::LegalNumeric,
             (Domain::Legal, Split::Predictive) => AnswerRule::Relation,
-            (Domain::Finance, Split::Prescriptive) if group.language == Language::En && task_type == Some("FinAuditing") => {
+            (Domain::Finance, Split::Prescriptive)
+                if group.language == Language::En && task_type == Some("FinAuditing") =>
+            {
                 AnswerRule::FinAuditing
             }
             (Domain::Finance, Split::Descriptive) if task_type == Some("statistic") => AnswerRule::Statistic,
@@ -57,54 +59,64 @@ pub fn uses_population(group: TaskGroup, task_type: Option<&str>) -> bool {
 }
 
 /// The ranked metric reported next to Recall@5 (`None`: Recall@5 only).
-fn second_ranked(group: TaskGroup, profile: Profile) -> Option<Metric> {
+fn second_ranked(group: TaskGroup) -> Option<Metric> {
     match (group.domain, group.split) {
         (Domain::Legal, Split::Prescriptive) => {
             Some(if group.language == Language::Zh { Metric::RPrecision } else { Metric::Mrr })
         }
         (Domain::Finance, Split::Prescriptive) => Some(Metric::RPrecision),
-        (Domain::Finance, Split::Predictive) => (profile == Profile::Card).then_some(Metric::PrecisionAt5),
+        (Domain::Finance, Split::Predictive) => None,
         _ => Some(Metric::PrecisionAt5),
     }
 }
 
-/// `allowed_metrics(task)`, plus the card profile's extra metrics (BERTScore-F1 is added after
-/// the filter, to every task the judge path was taken for).
-pub fn allowed_metrics(group: TaskGroup, task_type: Option<&str>, profile: Profile) -> Vec<Metric> {
+/// `allowed_metrics(task)`: the official metric names a task may carry. The card profile's
+/// extras are appended after this filter.
+pub fn allowed_metrics(group: TaskGroup, task_type: Option<&str>) -> Vec<Metric> {
     let mut allowed = Vec::with_capacity(8);
     if uses_population(group, task_type) {
         allowed.extend([Metric::SetPrecision, Metric::SetRecall, Metric::SetF1]);
     } else {
         allowed.push(Metric::RecallAt5);
-        allowed.extend(second_ranked(group, profile));
+        allowed.extend(second_ranked(group));
     }
-    let card = profile == Profile::Card;
     match group.domain {
         Domain::Legal => match group.split {
             Split::Descriptive => allowed.extend([Metric::Mae, Metric::Accuracy10]),
-            Split::Predictive => {
-                allowed.push(Metric::RelationAccuracy);
-                if card {
-                    allowed.extend([Metric::MaeLogOr, Metric::MaeMedianDifference]);
-                }
-            }
+            Split::Predictive => allowed.push(Metric::RelationAccuracy),
             Split::Prescriptive => allowed.push(Metric::LlmJudge),
         },
         Domain::Science => allowed.extend([Metric::TokenF1, Metric::LlmJudge]),
         Domain::Finance => match group.split {
             Split::Descriptive if task_type == Some("statistic") => allowed.extend([Metric::Mae, Metric::Accuracy10]),
             Split::Descriptive => allowed.extend([Metric::Smape, Metric::Accuracy, Metric::LlmJudge]),
-            Split::Predictive => {
-                allowed.extend([Metric::Accuracy, Metric::LlmJudge]);
-                if card {
-                    allowed.push(Metric::Smape);
-                }
+            Split::Predictive => allowed.extend([Metric::Accuracy, Metric::LlmJudge]),
+            Split::Prescriptive if task_type == Some("FinAuditing") => {
+                allowed.extend([Metric::RuleAccuracy, Metric::Smape])
             }
-            Split::Prescriptive if task_type == Some("FinAuditing") => allowed.extend([Metric::RuleAccuracy, Metric::Smape]),
             Split::Prescriptive => allowed.push(Metric::LlmJudge),
         },
     }
     allowed
+}
+
+/// The card profile's additions to one detail, appended after the official metrics and errors.
+#[derive(Debug, Default)]
+struct CardExtras {
+    metrics: Vec<(Metric, Option<f64>)>,
+    errors: Vec<String>,
+}
+
+impl CardExtras {
+    fn push(&mut self, metric: Metric, value: Result<f64, String>) {
+        match value {
+            Ok(v) => self.metrics.push((metric, Some(v))),
+            Err(reason) => {
+                self.metrics.push((metric, None));
+                self.errors.push(reason);
+            }
+        }
+    }
 }
 
 /// Work a detail still needs after the synchronous pass.
@@ -157,7 +169,12 @@ pub fn generation(record: &Dict, profile: Profile) -> Result<Option<Dict>, Recor
         token = match record.get("run_metadata") {
             None => None,
             Some(Py::Dict(meta)) => meta.get("token_usage"),
-            Some(_) => return Err(RecordError("`run_metadata` is not an object (the official evaluator aborts here); fix or drop the field".into())),
+            Some(_) => {
+                return Err(RecordError(
+                    "`run_metadata` is not an object (the official evaluator aborts here); fix or drop the field"
+                        .into(),
+                ));
+            }
         };
     }
     if let Some(Py::Dict(token)) = token {
@@ -209,6 +226,7 @@ pub fn score_record(
     let gold = Py::from_serde(&reference.ground_truth);
     let mut pending = Pending { judge_prompt: None, bert_pair: None };
     let card = ctx.profile == Profile::Card;
+    let mut extras = CardExtras::default();
 
     let short_answer = |detail: &mut Detail, pending: &mut Pending| {
         if let Some(template) = JudgeTemplate::for_task(group, task_type) {
@@ -234,7 +252,12 @@ pub fn score_record(
                     detail.metrics.push((Metric::Mae, None));
                     detail.metrics.push((Metric::Accuracy10, if statistic { Some(0.0) } else { None }));
                     detail.errors.push(
-                        if statistic { "statistical numeric answer is not parseable" } else { "numeric answer is not parseable" }.into(),
+                        if statistic {
+                            "statistical numeric answer is not parseable"
+                        } else {
+                            "numeric answer is not parseable"
+                        }
+                        .into(),
                     );
                 }
             }
@@ -244,14 +267,14 @@ pub fn score_record(
                 let same = normalized_opt(pred.get("option")) == normalized_opt(gold.get("option"));
                 detail.metrics.push((Metric::RelationAccuracy, Some(if same { 1.0 } else { 0.0 })));
                 if card {
-                    legacy_relation_extras(&mut detail, Ok(pred.as_ref()), &gold);
+                    legacy_relation_extras(&mut extras, Ok(pred.as_ref()), &gold);
                 }
             }
             Err(e) => {
                 detail.metrics.push((Metric::RelationAccuracy, None));
                 detail.errors.push(format!("invalid structured legal-predictive answer: {e}"));
                 if card {
-                    legacy_relation_extras(&mut detail, Err(e.to_string()), &gold);
+                    legacy_relation_extras(&mut extras, Err(e.to_string()), &gold);
                 }
             }
         },
@@ -280,15 +303,24 @@ pub fn score_record(
             let kind = answer_kind(&gold, Some(&Py::Str(task.instruction.clone())), task_type);
             detail.answer_kind = Some(kind);
             match kind {
-                AnswerKind::Numeric if group.split == Split::Descriptive || card => match (number(answer), number(&gold)) {
+                AnswerKind::Numeric if group.split == Split::Descriptive => match (number(answer), number(&gold)) {
                     (Some(p), Some(g)) => detail.metrics.push((Metric::Smape, Some(smape(p, g)))),
                     _ => {
                         detail.metrics.push((Metric::Smape, None));
                         detail.errors.push("numeric answer is not parseable".into());
                     }
                 },
+                AnswerKind::Numeric if card => {
+                    let value = match (number(answer), number(&gold)) {
+                        (Some(p), Some(g)) => Ok(smape(p, g)),
+                        _ => Err("SMAPE unavailable: numeric answer is not parseable".to_string()),
+                    };
+                    extras.push(Metric::Smape, value);
+                }
                 AnswerKind::Numeric => {}
-                AnswerKind::Categorical => detail.metrics.push((Metric::Accuracy, Some(choice_accuracy(answer, &gold)))),
+                AnswerKind::Categorical => {
+                    detail.metrics.push((Metric::Accuracy, Some(choice_accuracy(answer, &gold))))
+                }
                 AnswerKind::ShortAnswer => short_answer(&mut detail, &mut pending),
             }
         }
@@ -299,18 +331,26 @@ pub fn score_record(
         AnswerRule::JudgeOnly => short_answer(&mut detail, &mut pending),
     }
 
-    score_evidence(ctx, task, reference, record, &mut detail);
-    let allowed = allowed_metrics(group, task_type, ctx.profile);
+    let precision_at_5 = score_evidence(ctx, task, reference, record, &mut detail);
+    let allowed = allowed_metrics(group, task_type);
     detail.metrics.retain(|(m, _)| allowed.contains(m));
-    if pending.bert_pair.is_some() {
-        detail.metrics.push((Metric::BertScoreF1, None));
+    if card {
+        // Legacy: finance predictive evidence also gets Precision@5.
+        if group.domain == Domain::Finance && group.split == Split::Predictive {
+            extras.metrics.extend(precision_at_5.map(|p| (Metric::PrecisionAt5, Some(p))));
+        }
+        if pending.bert_pair.is_some() {
+            extras.metrics.push((Metric::BertScoreF1, None));
+        }
+        detail.metrics.extend(extras.metrics);
+        detail.errors.extend(extras.errors);
     }
     Ok((detail, pending))
 }
 
 /// Legacy MAE(log OR) / MAE(median difference) for legal predictive (card profile only); unlike
 /// legacy, a failure here never touches Relation Accuracy.
-fn legacy_relation_extras(detail: &mut Detail, pred: Result<&Dict, String>, gold: &Py) {
+fn legacy_relation_extras(extras: &mut CardExtras, pred: Result<&Dict, String>, gold: &Py) {
     let Some(gold_value) = gold.get("value").and_then(Py::as_dict) else { return };
     let (metric, key) = if gold_value.contains_key("odds_ratio") {
         (Metric::MaeLogOr, "odds_ratio")
@@ -327,23 +367,28 @@ fn legacy_relation_extras(detail: &mut Detail, pred: Result<&Dict, String>, gold
             _ => Err("median_difference is not numeric".to_string()),
         }
     });
-    match computed {
-        Ok(v) => detail.metrics.push((metric, Some(v))),
-        Err(reason) => {
-            detail.metrics.push((metric, None));
-            detail.errors.push(format!("{} unavailable: {reason}", metric.name()));
-        }
-    }
+    extras.push(metric, computed.map_err(|reason| format!("{} unavailable: {reason}", metric.name())));
 }
 
-fn score_evidence(ctx: &ScoreContext<'_>, task: &PublicTask, reference: &Reference, record: &Dict, detail: &mut Detail) {
+/// Evidence metrics into `detail`; returns Precision@5 of ranked tasks (the card profile adds it
+/// for finance predictive).
+fn score_evidence(
+    ctx: &ScoreContext<'_>,
+    task: &PublicTask,
+    reference: &Reference,
+    record: &Dict,
+    detail: &mut Detail,
+) -> Option<f64> {
     let group = task.group;
     let task_type = task.task_type.as_deref();
     let canon = Canonicalizer { scope: EvidenceScope::for_task(group, task_type), rules: ctx.rules };
     let expected = canon.list(Some(&Py::from_serde(&reference.evidence)));
     let population = uses_population(group, task_type);
-    let mut submitted =
-        if record.contains_key("retrieved_evidence") { record.get("retrieved_evidence") } else { record.get("retrieved") };
+    let mut submitted = if record.contains_key("retrieved_evidence") {
+        record.get("retrieved_evidence")
+    } else {
+        record.get("retrieved")
+    };
     if population {
         if let Some(selected @ Py::List(_)) = record.get("selected_population") {
             submitted = Some(selected);
@@ -356,11 +401,11 @@ fn score_evidence(ctx: &ScoreContext<'_>, task: &PublicTask, reference: &Referen
         detail.metrics.push((Metric::SetPrecision, Some(s.precision)));
         detail.metrics.push((Metric::SetRecall, Some(s.recall)));
         detail.metrics.push((Metric::SetF1, Some(s.f1)));
-        return;
+        return None;
     }
     let r = retrieval_scores(&predicted, &expected);
     detail.metrics.push((Metric::RecallAt5, Some(r.recall_at_5)));
-    if let Some(second) = second_ranked(group, ctx.profile) {
+    if let Some(second) = second_ranked(group) {
         let value = match second {
             Metric::RPrecision => r.r_precision,
             Metric::Mrr => r.mrr,
@@ -368,6 +413,7 @@ fn score_evidence(ctx: &ScoreContext<'_>, task: &PublicTask, reference: &Referen
         };
         detail.metrics.push((second, Some(value)));
     }
+    Some(r.precision_at_5)
 }
 
 /// Whether a task needs the regulatory-rule index (finance_zh_prescriptive).

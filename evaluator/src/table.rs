@@ -46,14 +46,44 @@ struct Row {
 fn rows_of(scope: &str, metrics: &[crate::MetricSummary], efficiency: &Efficiency) -> Vec<Row> {
     let mut rows: Vec<Row> = metrics
         .iter()
-        .map(|m| Row { scope: scope.into(), metric: m.metric.name().into(), mean: m.mean, count: m.count, unavailable: m.unavailable })
+        .map(|m| Row {
+            scope: scope.into(),
+            metric: m.metric.name().into(),
+            mean: m.mean,
+            count: m.count,
+            unavailable: m.unavailable,
+        })
         .collect();
     let t = &efficiency.token_usage;
-    rows.push(Row { scope: scope.into(), metric: "Token Usage (tokens)".into(), mean: t.mean, count: t.count, unavailable: t.unavailable });
+    rows.push(Row {
+        scope: scope.into(),
+        metric: "Token Usage (tokens)".into(),
+        mean: t.mean,
+        count: t.count,
+        unavailable: t.unavailable,
+    });
     if let Some(l) = &efficiency.latency {
-        rows.push(Row { scope: scope.into(), metric: "Latency mean (s)".into(), mean: l.mean, count: l.count, unavailable: l.unavailable });
-        rows.push(Row { scope: scope.into(), metric: "Latency p50 (s)".into(), mean: l.p50, count: l.count, unavailable: l.unavailable });
-        rows.push(Row { scope: scope.into(), metric: "Latency p95 (s)".into(), mean: l.p95, count: l.count, unavailable: l.unavailable });
+        rows.push(Row {
+            scope: scope.into(),
+            metric: "Latency mean (s)".into(),
+            mean: l.mean,
+            count: l.count,
+            unavailable: l.unavailable,
+        });
+        rows.push(Row {
+            scope: scope.into(),
+            metric: "Latency p50 (s)".into(),
+            mean: l.p50,
+            count: l.count,
+            unavailable: l.unavailable,
+        });
+        rows.push(Row {
+            scope: scope.into(),
+            metric: "Latency p95 (s)".into(),
+            mean: l.p95,
+            count: l.count,
+            unavailable: l.unavailable,
+        });
     }
     rows
 }
@@ -83,7 +113,8 @@ pub fn render(e: &Evaluation, format: Format) -> String {
                 let _ = writeln!(out, "{name} ({count} tasks)");
                 let _ = writeln!(out, "  {:<24} {:>12} {:>7} {:>12}", "metric", "mean", "count", "unavailable");
                 for r in rows {
-                    let _ = writeln!(out, "  {:<24} {:>12} {:>7} {:>12}", r.metric, short(r.mean), r.count, r.unavailable);
+                    let _ =
+                        writeln!(out, "  {:<24} {:>12} {:>7} {:>12}", r.metric, short(r.mean), r.count, r.unavailable);
                 }
                 out.push('\n');
             }

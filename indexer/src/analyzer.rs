@@ -258,9 +258,10 @@ mod tests {
 
     #[test]
     fn bigrams_follow_the_official_baseline() {
-        assert_eq!(terms(Analyzer::ZhBigram, "上市规则 Rule_5.1，第A条"), vec![
-            "上市", "市规", "规则", "rule_5", "1", "第", "a", "条"
-        ]);
+        assert_eq!(
+            terms(Analyzer::ZhBigram, "上市规则 Rule_5.1，第A条"),
+            vec!["上市", "市规", "规则", "rule_5", "1", "第", "a", "条"]
+        );
         // A long CJK run (15 characters, 45 bytes) is fully searchable, unlike tantivy's default.
         let long = "上海证券交易所股票上市规则修订版";
         assert_eq!(terms(Analyzer::ZhBigram, long).len(), long.chars().count() - 1);

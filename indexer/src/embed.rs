@@ -103,7 +103,9 @@ impl ApiEmbedder {
         let probe = this.call(&["dimension probe"])?;
         let got = probe.first().map_or(0, Vec::len);
         if let Some(d) = dim.filter(|d| *d != got) {
-            return Err(Error::EmbeddingConfig(format!("EMBEDDING_DIM={d} but the API returns {got}-dimensional vectors")));
+            return Err(Error::EmbeddingConfig(format!(
+                "EMBEDDING_DIM={d} but the API returns {got}-dimensional vectors"
+            )));
         }
         this.dim = got;
         Ok(this)
@@ -111,7 +113,8 @@ impl ApiEmbedder {
 
     fn call(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         // Servers reject empty inputs; a blank text is sent as ".".
-        let inputs = texts.iter().map(|t| if t.trim().is_empty() { ".".to_string() } else { (*t).to_string() }).collect();
+        let inputs =
+            texts.iter().map(|t| if t.trim().is_empty() { ".".to_string() } else { (*t).to_string() }).collect();
         let mut request = EmbeddingRequest::new(inputs);
         if self.dim > 0 {
             request = request.with_dimensions(self.dim as u32);

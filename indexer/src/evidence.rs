@@ -36,7 +36,9 @@ pub fn evidence_source(kind: &str, unit_source: &str) -> Option<EvidenceSource> 
         ("company_stock_code", "report_chunks") => Column("stock_code"),
         ("regulatory_rule", "regulatory_rules") => LawItem { law: "law_name", item: "item" },
         ("financial_report_en", "sections") => Column("accession"),
-        ("company_cik", "sections") => Lookup { table: "filings", key: "accession", value: "cik", unit_key: "accession" },
+        ("company_cik", "sections") => {
+            Lookup { table: "filings", key: "accession", value: "cik", unit_key: "accession" }
+        }
         ("regulatory_paragraph", "regulation_paragraphs") => Column("paragraph_id"),
         ("filing_fact", "filing_facts") => Column("fact_id"),
         ("article", "articles") => Column("ID"),
@@ -106,7 +108,10 @@ mod tests {
             r#"{"docid":"10002","type":"precedent_case"}"#
         );
         let anhao = m.evidence_kind("anhao").expect("kind");
-        assert_eq!(evidence_item(anhao, &Value::from("（2024）粤0106刑初1765号")), Value::from("（2024）粤0106刑初1765号"));
+        assert_eq!(
+            evidence_item(anhao, &Value::from("（2024）粤0106刑初1765号")),
+            Value::from("（2024）粤0106刑初1765号")
+        );
         assert_eq!(serde_json::to_string(&law_item("办法", "6条")).expect("json"), r#"{"item":"6条","law":"办法"}"#);
     }
 }

@@ -15,10 +15,7 @@ use sha2::{Digest, Sha256};
 
 use anser_manifest::Route;
 
-use crate::{
-    Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Result,
-    units::ReadStats,
-};
+use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Result, units::ReadStats};
 
 /// Version of the on-disk layout; bump when files change meaning.
 pub const INDEX_FORMAT: u32 = 1;
@@ -154,7 +151,10 @@ impl Fingerprint {
         }
         if self.bm25 != want.bm25 {
             let names = |v: &[Bm25Part]| {
-                v.iter().map(|p| format!("{}(k1={},b={},{:?})", p.analyzer, p.params.k1, p.params.b, p.params.idf)).collect::<Vec<_>>().join(",")
+                v.iter()
+                    .map(|p| format!("{}(k1={},b={},{:?})", p.analyzer, p.params.k1, p.params.b, p.params.idf))
+                    .collect::<Vec<_>>()
+                    .join(",")
             };
             out.push(format!("BM25 {}, requested {}", names(&self.bm25), names(&want.bm25)));
         }

@@ -9,11 +9,8 @@ pub fn bar(quiet: bool, len: u64, message: impl Into<String>) -> ProgressBar {
     if quiet {
         pb.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let template = if len == 0 {
-        "{spinner} {msg} {elapsed}"
-    } else {
-        "{msg:>24} [{bar:30}] {pos}/{len} ({per_sec}, ETA {eta})"
-    };
+    let template =
+        if len == 0 { "{spinner} {msg} {elapsed}" } else { "{msg:>24} [{bar:30}] {pos}/{len} ({per_sec}, ETA {eta})" };
     if let Ok(style) = ProgressStyle::with_template(template) {
         pb.set_style(style.progress_chars("=> "));
     }

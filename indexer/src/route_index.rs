@@ -31,11 +31,7 @@ pub const EMBED_BATCH: usize = 256;
 /// The analyzers a route gets by default: both Chinese analyzers for Chinese corpora (jieba
 /// first: it is what `bm25` means there), English with stemming otherwise.
 pub fn default_analyzers(route: Route) -> Vec<Analyzer> {
-    if route.as_str().contains("_zh_") {
-        vec![Analyzer::ZhJieba, Analyzer::ZhBigram]
-    } else {
-        vec![Analyzer::EnStem]
-    }
+    if route.as_str().contains("_zh_") { vec![Analyzer::ZhJieba, Analyzer::ZhBigram] } else { vec![Analyzer::EnStem] }
 }
 
 /// How to build.
@@ -90,7 +86,12 @@ pub fn corpus_file(corpus_root: &Path, route: Route) -> PathBuf {
     corpus_root.join(&Manifest::get().route(route).file)
 }
 
-fn requested(route: Route, corpus: CorpusIdentity, opts: &BuildOptions, embedder: Option<&dyn Embedder>) -> Result<Fingerprint> {
+fn requested(
+    route: Route,
+    corpus: CorpusIdentity,
+    opts: &BuildOptions,
+    embedder: Option<&dyn Embedder>,
+) -> Result<Fingerprint> {
     let analyzers = if opts.analyzers.is_empty() { default_analyzers(route) } else { opts.analyzers.clone() };
     let dense = match embedder {
         Some(e) => Some(DensePart {

@@ -35,7 +35,10 @@ impl UnitStoreWriter {
 
     pub fn add(&mut self, unit: &Unit) -> Result<()> {
         if unit.ord != self.next {
-            return Err(Error::Param(format!("unit ordinal {} written out of order (expected {})", unit.ord, self.next)));
+            return Err(Error::Param(format!(
+                "unit ordinal {} written out of order (expected {})",
+                unit.ord, self.next
+            )));
         }
         let mut line = serde_json::to_vec(unit).map_err(|e| Error::Param(format!("unit {}: {e}", unit.ord)))?;
         line.push(b'\n');
@@ -68,14 +71,20 @@ impl UnitStore {
         let offsets_path = dir.join(OFFSETS_FILE);
         let raw = fs_err::read(&offsets_path)?;
         if raw.len() % 8 != 0 || raw.is_empty() {
-            return Err(Error::IndexFile { path: offsets_path, message: "truncated offsets file; rebuild the index".into() });
+            return Err(Error::IndexFile {
+                path: offsets_path,
+                message: "truncated offsets file; rebuild the index".into(),
+            });
         }
         let offsets: Vec<u64> =
             raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
         let file = fs_err::File::open(&path)?;
         let size = file.metadata()?.len();
         if offsets.last() != Some(&size) {
-            return Err(Error::IndexFile { path, message: "size does not match its offsets; rebuild the index".into() });
+            return Err(Error::IndexFile {
+                path,
+                message: "size does not match its offsets; rebuild the index".into(),
+            });
         }
         Ok(Self { path, file: Mutex::new(file), offsets })
     }

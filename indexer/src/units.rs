@@ -205,7 +205,8 @@ fn read_jsonl(
         if line.trim().is_empty() {
             continue;
         }
-        let bad = |message: String| Error::Corpus { path: path.to_path_buf(), message: format!("line {}: {message}", n + 1) };
+        let bad =
+            |message: String| Error::Corpus { path: path.to_path_buf(), message: format!("line {}: {message}", n + 1) };
         let row: Value = serde_json::from_str(&line).map_err(|e| bad(format!("invalid JSON: {e}")))?;
         let obj = row.as_object().ok_or_else(|| bad("expected a JSON object".into()))?;
         let id = obj
@@ -293,7 +294,8 @@ fn read_sqlite(
     let mut where_clause = String::new();
     let mut excluded = 0u64;
     if let Some(ex) = &spec.exclude {
-        let has_key = spec.schema.tables.iter().any(|t| t.name == unit.source && t.columns.iter().any(|c| c.name == ex.key));
+        let has_key =
+            spec.schema.tables.iter().any(|t| t.name == unit.source && t.columns.iter().any(|c| c.name == ex.key));
         let cond = if ex.table == unit.source {
             format!("{} = ?1", q(&ex.column))
         } else if has_key {

@@ -1,13 +1,14 @@
 //! Dense vectors of a route: a flat matrix (exact search, the ground truth) and an hnsw_rs graph
-//! over it (approximate search). Vectors are unit length, so the distance is `1 − dot` and the
-//! score of a hit is its cosine similarity.
+//! over it (approximate search). Vectors are unit length, so the score of a hit (its inner
+//! product) is its cosine similarity. The graph uses anndists' `DistCosine`, which clamps
+//! rounding noise; its `DistDot` asserts `dot ≤ 1` and can panic on a vector's own duplicate.
 //!
 //! On disk: `vectors.f32` (little-endian f32, row-major) and the hnsw_rs dump
 //! `hnsw.hnsw.graph` / `hnsw.hnsw.data`.
 
 use std::path::{Path, PathBuf};
 
-use hnsw_rs::{anndists::dist::Distance, hnsw::Hnsw, hnswio::HnswIo};
+use hnsw_rs::{anndists::dist::DistCosine, hnsw::Hnsw, hnswio::HnswIo};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result, bm25::Scored};
@@ -55,17 +56,6 @@ impl HnswParams {
     }
 }
 
-/// `1 − dot` for unit vectors, clamped at 0 (hnsw_rs's own `DistDot` panics when rounding
-/// makes a self-similarity exceed 1).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct UnitDot;
-
-impl Distance<f32> for UnitDot {
-    fn eval(&self, a: &[f32], b: &[f32]) -> f32 {
-        (1.0 - dot(a, b)).max(0.0)
-    }
-}
-
 /// Inner product.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
@@ -75,7 +65,7 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 pub struct VectorIndex {
     dim: usize,
     data: Vec<f32>,
-    hnsw: Option<Hnsw<'static, f32, UnitDot>>,
+    hnsw: Option<Hnsw<'static, f32, DistCosine>>,
     params: HnswParams,
 }
 
@@ -95,7 +85,7 @@ impl VectorIndex {
     pub fn build(data: Vec<f32>, dim: usize, params: HnswParams) -> Result<Self> {
         let mut this = Self::flat(data, dim, params)?;
         let n = this.len();
-        let hnsw = Hnsw::new(params.m, n.max(1), MAX_LAYERS, params.ef_construction, UnitDot);
+        let hnsw = Hnsw::new(params.m, n.max(1), MAX_LAYERS, params.ef_construction, DistCosine);
         let rows: Vec<(&[f32], usize)> = this.data.chunks_exact(dim).enumerate().map(|(i, r)| (r, i)).collect();
         hnsw.parallel_insert_slice(&rows);
         let mut hnsw = hnsw;
@@ -190,8 +180,10 @@ impl VectorIndex {
         fs_err::write(dir.join(VECTORS_FILE), bytes)?;
         if let Some(h) = &self.hnsw {
             use hnsw_rs::api::AnnT;
-            h.file_dump(dir, HNSW_BASENAME)
-                .map_err(|e| Error::Vectors { path: dir.to_path_buf(), message: format!("cannot write the HNSW graph: {e}") })?;
+            h.file_dump(dir, HNSW_BASENAME).map_err(|e| Error::Vectors {
+                path: dir.to_path_buf(),
+                message: format!("cannot write the HNSW graph: {e}"),
+            })?;
         }
         Ok(())
     }
@@ -203,17 +195,16 @@ impl VectorIndex {
         if dim == 0 || bytes.len() % (4 * dim) != 0 {
             return Err(Error::Vectors { path, message: format!("size is not a multiple of {dim} f32 values") });
         }
-        let data: Vec<f32> =
-            bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let data: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         let mut this = Self::flat(data, dim, params)?;
         let graph = dir.join(format!("{HNSW_BASENAME}.hnsw.graph"));
         if graph.is_file() {
             // hnsw_rs ties the loaded graph's lifetime to its loader; the loader is a few
             // hundred bytes and lives as long as the process, one per opened route.
             let io: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(dir, HNSW_BASENAME)));
-            let mut hnsw: Hnsw<'static, f32, UnitDot> = io
-                .load_hnsw::<f32, UnitDot>()
-                .map_err(|e| Error::Vectors { path: graph.clone(), message: format!("cannot load the HNSW graph: {e}") })?;
+            let mut hnsw: Hnsw<'static, f32, DistCosine> = io.load_hnsw::<f32, DistCosine>().map_err(|e| {
+                Error::Vectors { path: graph.clone(), message: format!("cannot load the HNSW graph: {e}") }
+            })?;
             if hnsw.get_nb_point() != this.len() {
                 return Err(Error::Vectors {
                     path: graph,

@@ -21,7 +21,8 @@ pub fn rrf(lists: &[Vec<Scored>], k: f64) -> Vec<Scored> {
 pub fn weighted(lists: &[Vec<Scored>], weights: &[f64]) -> Vec<Scored> {
     let mut acc: HashMap<u32, f64> = HashMap::new();
     for (list, w) in lists.iter().zip(weights) {
-        let (min, max) = list.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), h| (lo.min(h.score), hi.max(h.score)));
+        let (min, max) =
+            list.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), h| (lo.min(h.score), hi.max(h.score)));
         for hit in list {
             let norm = if max > min { (hit.score - min) / (max - min) } else { 1.0 };
             *acc.entry(hit.ord).or_default() += w * norm;

@@ -65,8 +65,10 @@ fn parse_simple(whole: &str, s: &str) -> Result<RetrieverSpec> {
             let analyzer = variant.map(|v| v.parse::<Analyzer>().map_err(|e| bad(whole, e))).transpose()?;
             let (mut k1, mut b) = (None, None);
             for kv in args.into_iter().flat_map(|a| a.split(',')).map(str::trim).filter(|a| !a.is_empty()) {
-                let (key, value) = kv.split_once('=').ok_or_else(|| bad(whole, format!("expected key=value, got {kv:?}")))?;
-                let value: f64 = value.trim().parse().map_err(|_| bad(whole, format!("{key} = {value:?} is not a number")))?;
+                let (key, value) =
+                    kv.split_once('=').ok_or_else(|| bad(whole, format!("expected key=value, got {kv:?}")))?;
+                let value: f64 =
+                    value.trim().parse().map_err(|_| bad(whole, format!("{key} = {value:?} is not a number")))?;
                 match key.trim() {
                     "k1" => k1 = Some(value),
                     "b" => b = Some(value),
@@ -84,7 +86,9 @@ fn parse_simple(whole: &str, s: &str) -> Result<RetrieverSpec> {
             Some(other) => Err(bad(whole, format!("dense takes only (exact), got ({other})"))),
         },
         "hybrid" => Err(bad(whole, "a hybrid cannot be part of a hybrid")),
-        _ => Err(bad(whole, format!("unknown retriever {s:?} (none, bm25[:analyzer], dense, hybrid:A+B[@rrfK|@wX,Y])"))),
+        _ => {
+            Err(bad(whole, format!("unknown retriever {s:?} (none, bm25[:analyzer], dense, hybrid:A+B[@rrfK|@wX,Y])")))
+        }
     }
 }
 
@@ -107,7 +111,11 @@ impl FromStr for RetrieverSpec {
         let fusion = match fusion_s {
             None => Fusion::Rrf { k: DEFAULT_RRF_K },
             Some(f) if f.starts_with("rrf") => {
-                let k = if f == "rrf" { DEFAULT_RRF_K } else { f[3..].parse::<f64>().map_err(|_| bad(whole, format!("bad RRF constant in {f:?}")))? };
+                let k = if f == "rrf" {
+                    DEFAULT_RRF_K
+                } else {
+                    f[3..].parse::<f64>().map_err(|_| bad(whole, format!("bad RRF constant in {f:?}")))?
+                };
                 if !(k.is_finite() && k >= 0.0) {
                     return Err(bad(whole, "the RRF constant must be ≥ 0"));
                 }
@@ -215,7 +223,14 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for s in ["none", "bm25", "bm25:zh_jieba(k1=0.9,b=0.4)", "dense", "hybrid:bm25:zh_bigram+dense@rrf60", "hybrid:bm25+dense@w0.5,1.5"] {
+        for s in [
+            "none",
+            "bm25",
+            "bm25:zh_jieba(k1=0.9,b=0.4)",
+            "dense",
+            "hybrid:bm25:zh_bigram+dense@rrf60",
+            "hybrid:bm25+dense@w0.5,1.5",
+        ] {
             assert_eq!(p(s).to_string(), s);
             assert_eq!(p(&p(s).to_string()), p(s));
         }
@@ -223,7 +238,19 @@ mod tests {
 
     #[test]
     fn rejects_bad_specs() {
-        for s in ["", "bm26", "bm25:klingon", "bm25(k1=-1)", "bm25(b=2)", "hybrid:bm25", "hybrid:bm25+none", "hybrid:bm25+dense@w1", "hybrid:bm25+dense@foo", "hybrid:hybrid:bm25+dense", "dense(fast)"] {
+        for s in [
+            "",
+            "bm26",
+            "bm25:klingon",
+            "bm25(k1=-1)",
+            "bm25(b=2)",
+            "hybrid:bm25",
+            "hybrid:bm25+none",
+            "hybrid:bm25+dense@w1",
+            "hybrid:bm25+dense@foo",
+            "hybrid:hybrid:bm25+dense",
+            "dense(fast)",
+        ] {
             assert!(s.parse::<RetrieverSpec>().is_err(), "{s} should be rejected");
         }
     }

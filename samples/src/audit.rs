@@ -32,8 +32,18 @@ const CONCEPTS: &[(&str, &str, &str, &str)] = &[
     ("us-gaap:Assets", "Assets", "debit", "instant"),
     ("us-gaap:AssetsCurrent", "Assets, Current", "debit", "instant"),
     ("us-gaap:AssetsNoncurrent", "Assets, Noncurrent", "debit", "instant"),
-    ("us-gaap:CashAndCashEquivalentsAtCarryingValue", "Cash and Cash Equivalents, at Carrying Value", "debit", "instant"),
-    ("us-gaap:AccountsReceivableNetCurrent", "Accounts Receivable, after Allowance for Credit Loss, Current", "debit", "instant"),
+    (
+        "us-gaap:CashAndCashEquivalentsAtCarryingValue",
+        "Cash and Cash Equivalents, at Carrying Value",
+        "debit",
+        "instant",
+    ),
+    (
+        "us-gaap:AccountsReceivableNetCurrent",
+        "Accounts Receivable, after Allowance for Credit Loss, Current",
+        "debit",
+        "instant",
+    ),
     ("us-gaap:InventoryNet", "Inventory, Net", "debit", "instant"),
     ("us-gaap:OtherAssetsCurrent", "Other Assets, Current", "debit", "instant"),
     ("us-gaap:Liabilities", "Liabilities", "credit", "instant"),
@@ -49,8 +59,18 @@ const CONCEPTS: &[(&str, &str, &str, &str)] = &[
     ("us-gaap:ShareBasedCompensation", "Share-based Payment Arrangement, Noncash Expense", "debit", "duration"),
     ("us-gaap:Depreciation", "Depreciation", "debit", "duration"),
     ("us-gaap:AmortizationOfIntangibleAssets", "Amortization of Intangible Assets", "debit", "duration"),
-    ("us-gaap:CapitalExpendituresIncurredButNotYetPaid", "Capital Expenditures Incurred but Not yet Paid", "debit", "duration"),
-    ("us-gaap:PaymentsToAcquirePropertyPlantAndEquipment", "Payments to Acquire Property, Plant, and Equipment", "credit", "duration"),
+    (
+        "us-gaap:CapitalExpendituresIncurredButNotYetPaid",
+        "Capital Expenditures Incurred but Not yet Paid",
+        "debit",
+        "duration",
+    ),
+    (
+        "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment",
+        "Payments to Acquire Property, Plant, and Equipment",
+        "credit",
+        "duration",
+    ),
 ];
 
 const NON_NEGATIVE: &[&str] = &[
@@ -125,7 +145,10 @@ fn rules(rng: &mut Rng, extra: usize) -> Vec<RuleDef> {
     let topics = [
         ("Axis with Inappropriate Members", "A member is used on an axis where the taxonomy does not allow it."),
         ("Context Dates After Period of Report", "A fact uses a context ending after the document period end date."),
-        ("Duplicate Facts with Different Values", "Two facts with the same concept and context report different values."),
+        (
+            "Duplicate Facts with Different Values",
+            "Two facts with the same concept and context report different values.",
+        ),
         ("Incorrect Use of Extension Element", "An extension element duplicates a standard taxonomy element."),
         ("Missing Required Disclosure", "A disclosure required when a related concept is reported is absent."),
         ("Inconsistent Decimals", "Facts of one concept report incompatible decimals attributes."),
@@ -193,10 +216,11 @@ fn build_filing(rng: &mut Rng, k: usize) -> Filing {
     let opex = (gross * rng.uniform(0.3, 0.9) / scale).round() * scale;
     let opinc = gross - opex;
     let mut facts = Vec::new();
-    let mut push = |concept: &'static str, value: f64, instant: bool, dims: Option<(&'static str, String)>, rng: &mut Rng| {
-        facts.push(Fact { id: format!("FACT-{}", rng.hex(24)), concept, value, instant, dims });
-        facts.len() - 1
-    };
+    let mut push =
+        |concept: &'static str, value: f64, instant: bool, dims: Option<(&'static str, String)>, rng: &mut Rng| {
+            facts.push(Fact { id: format!("FACT-{}", rng.hex(24)), concept, value, instant, dims });
+            facts.len() - 1
+        };
     let mut idx = std::collections::BTreeMap::new();
     for (c, val) in [
         ("us-gaap:CashAndCashEquivalentsAtCarryingValue", cash),
@@ -255,7 +279,10 @@ fn build_filing(rng: &mut Rng, k: usize) -> Filing {
                 let targets: Vec<&str> = CALC_TARGETS
                     .iter()
                     .copied()
-                    .filter(|c| !(errors.iter().any(|e: &(usize, &str, f64)| e.1 == "DQC_US_0004") && *c == "us-gaap:Liabilities"))
+                    .filter(|c| {
+                        !(errors.iter().any(|e: &(usize, &str, f64)| e.1 == "DQC_US_0004")
+                            && *c == "us-gaap:Liabilities")
+                    })
                     .collect();
                 let c = *rng.pick(&targets);
                 let f = idx[c];
@@ -339,7 +366,9 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     for f in &filings {
         let filing_id = format!("{}-{}", f.tag, f.end.replace('-', ""));
         let mut order = 0;
-        for (concept, value) in [("dei:EntityCentralIndexKey", f.cik.clone()), ("dei:DocumentPeriodEndDate", f.end.clone())] {
+        for (concept, value) in
+            [("dei:EntityCentralIndexKey", f.cik.clone()), ("dei:DocumentPeriodEndDate", f.end.clone())]
+        {
             order += 1;
             db.insert(
                 "filing_facts",
@@ -363,8 +392,11 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
                 Some((axis, member)) => json!({ *axis: member }).to_string(),
                 None => "{}".into(),
             };
-            let (start, end, instant) =
-                if fact.instant { (None, None, Some(f.end.clone())) } else { (Some(f.start.clone()), Some(f.end.clone()), None) };
+            let (start, end, instant) = if fact.instant {
+                (None, None, Some(f.end.clone()))
+            } else {
+                (Some(f.start.clone()), Some(f.end.clone()), None)
+            };
             db.insert(
                 "filing_facts",
                 &[

@@ -38,26 +38,118 @@ fn pid(section: &str, label: &str) -> String {
 }
 
 fn core() -> Vec<Para> {
-    let p = |section, title, label: &str, text: &str| Para { section, title, label: label.to_string(), text: text.to_string() };
+    let p = |section, title, label: &str, text: &str| Para {
+        section,
+        title,
+        label: label.to_string(),
+        text: text.to_string(),
+    };
     vec![
-        p("217.10", "Minimum capital requirements", "(a)(1)", "Except as provided in paragraph (d) of this section, a Board-regulated institution must maintain the following minimum capital ratios:"),
-        p("217.10", "Minimum capital requirements", "(a)(1)(i)", &format!("A common equity tier 1 capital ratio of {MIN_CET1} percent.")),
-        p("217.10", "Minimum capital requirements", "(a)(1)(ii)", &format!("A tier 1 capital ratio of {MIN_TIER1} percent.")),
-        p("217.10", "Minimum capital requirements", "(a)(1)(iii)", &format!("A total capital ratio of {MIN_TOTAL} percent.")),
-        p("217.10", "Minimum capital requirements", "(a)(1)(iv)", &format!("A leverage ratio of {MIN_LEVERAGE} percent.")),
-        p("217.10", "Minimum capital requirements", "(b)(1)", "A Board-regulated institution's common equity tier 1 capital ratio is the ratio of its common equity tier 1 capital to its standardized total risk-weighted assets; its tier 1 capital ratio is tier 1 capital (common equity tier 1 plus additional tier 1 capital) to standardized total risk-weighted assets; its total capital ratio is total capital (tier 1 plus tier 2 capital) to standardized total risk-weighted assets."),
-        p("217.10", "Minimum capital requirements", "(b)(4)", "A Board-regulated institution's leverage ratio is the ratio of its tier 1 capital to its average total consolidated assets, as reported on the institution's regulatory report minus amounts deducted from tier 1 capital."),
-        p("217.11", "Capital conservation buffer and countercyclical capital buffer amount", "(a)(2)(i)", &format!("The capital conservation buffer is the lowest of: the common equity tier 1 capital ratio minus {MIN_CET1} percent; the tier 1 capital ratio minus {MIN_TIER1} percent; and the total capital ratio minus {MIN_TOTAL} percent. If any of these ratios is below its minimum, the buffer is zero.")),
-        p("217.11", "Capital conservation buffer and countercyclical capital buffer amount", "(a)(4)(i)", "A Board-regulated institution shall not make distributions or discretionary bonus payments during the current calendar quarter that, in the aggregate, exceed the maximum payout amount."),
-        p("217.11", "Capital conservation buffer and countercyclical capital buffer amount", "(a)(4)(iv)", "Table 1 to §217.11 — maximum payout ratio as a percentage of eligible retained income: capital conservation buffer greater than 2.5 percent: no payout ratio limitation applies; less than or equal to 2.5 percent and greater than 1.875 percent: 60 percent; less than or equal to 1.875 percent and greater than 1.25 percent: 40 percent; less than or equal to 1.25 percent and greater than 0.625 percent: 20 percent; less than or equal to 0.625 percent: 0 percent."),
-        p("217.32", "General risk weights", "(a)(1)", "Exposures to, and the portions of exposures that are directly and unconditionally guaranteed by, the United States government or its agencies receive a zero percent risk weight."),
-        p("217.32", "General risk weights", "(c)(1)", "Exposures to a U.S. government-sponsored enterprise, other than equity exposures or preferred stock, receive a 20 percent risk weight."),
-        p("217.32", "General risk weights", "(g)(1)", "A first-lien residential mortgage exposure that is prudently underwritten and not 90 days or more past due receives a 50 percent risk weight."),
+        p(
+            "217.10",
+            "Minimum capital requirements",
+            "(a)(1)",
+            "Except as provided in paragraph (d) of this section, a Board-regulated institution must maintain the following minimum capital ratios:",
+        ),
+        p(
+            "217.10",
+            "Minimum capital requirements",
+            "(a)(1)(i)",
+            &format!("A common equity tier 1 capital ratio of {MIN_CET1} percent."),
+        ),
+        p(
+            "217.10",
+            "Minimum capital requirements",
+            "(a)(1)(ii)",
+            &format!("A tier 1 capital ratio of {MIN_TIER1} percent."),
+        ),
+        p(
+            "217.10",
+            "Minimum capital requirements",
+            "(a)(1)(iii)",
+            &format!("A total capital ratio of {MIN_TOTAL} percent."),
+        ),
+        p(
+            "217.10",
+            "Minimum capital requirements",
+            "(a)(1)(iv)",
+            &format!("A leverage ratio of {MIN_LEVERAGE} percent."),
+        ),
+        p(
+            "217.10",
+            "Minimum capital requirements",
+            "(b)(1)",
+            "A Board-regulated institution's common equity tier 1 capital ratio is the ratio of its common equity tier 1 capital to its standardized total risk-weighted assets; its tier 1 capital ratio is tier 1 capital (common equity tier 1 plus additional tier 1 capital) to standardized total risk-weighted assets; its total capital ratio is total capital (tier 1 plus tier 2 capital) to standardized total risk-weighted assets.",
+        ),
+        p(
+            "217.10",
+            "Minimum capital requirements",
+            "(b)(4)",
+            "A Board-regulated institution's leverage ratio is the ratio of its tier 1 capital to its average total consolidated assets, as reported on the institution's regulatory report minus amounts deducted from tier 1 capital.",
+        ),
+        p(
+            "217.11",
+            "Capital conservation buffer and countercyclical capital buffer amount",
+            "(a)(2)(i)",
+            &format!(
+                "The capital conservation buffer is the lowest of: the common equity tier 1 capital ratio minus {MIN_CET1} percent; the tier 1 capital ratio minus {MIN_TIER1} percent; and the total capital ratio minus {MIN_TOTAL} percent. If any of these ratios is below its minimum, the buffer is zero."
+            ),
+        ),
+        p(
+            "217.11",
+            "Capital conservation buffer and countercyclical capital buffer amount",
+            "(a)(4)(i)",
+            "A Board-regulated institution shall not make distributions or discretionary bonus payments during the current calendar quarter that, in the aggregate, exceed the maximum payout amount.",
+        ),
+        p(
+            "217.11",
+            "Capital conservation buffer and countercyclical capital buffer amount",
+            "(a)(4)(iv)",
+            "Table 1 to §217.11 — maximum payout ratio as a percentage of eligible retained income: capital conservation buffer greater than 2.5 percent: no payout ratio limitation applies; less than or equal to 2.5 percent and greater than 1.875 percent: 60 percent; less than or equal to 1.875 percent and greater than 1.25 percent: 40 percent; less than or equal to 1.25 percent and greater than 0.625 percent: 20 percent; less than or equal to 0.625 percent: 0 percent.",
+        ),
+        p(
+            "217.32",
+            "General risk weights",
+            "(a)(1)",
+            "Exposures to, and the portions of exposures that are directly and unconditionally guaranteed by, the United States government or its agencies receive a zero percent risk weight.",
+        ),
+        p(
+            "217.32",
+            "General risk weights",
+            "(c)(1)",
+            "Exposures to a U.S. government-sponsored enterprise, other than equity exposures or preferred stock, receive a 20 percent risk weight.",
+        ),
+        p(
+            "217.32",
+            "General risk weights",
+            "(g)(1)",
+            "A first-lien residential mortgage exposure that is prudently underwritten and not 90 days or more past due receives a 50 percent risk weight.",
+        ),
         p("217.32", "General risk weights", "(f)", "Corporate exposures receive a 100 percent risk weight."),
-        p("217.32", "General risk weights", "(k)(1)", "An exposure that is 90 days or more past due or on nonaccrual, other than a sovereign or residential mortgage exposure, receives a 150 percent risk weight on the unguaranteed portion."),
-        p("217.100", "Purpose, applicability, and principle of conservatism", "(b)(1)", "This subpart applies to a Board-regulated institution that has consolidated total assets of $250 billion or more, or consolidated total on-balance sheet foreign exposure of $10 billion or more, as reported on its most recent year-end regulatory report."),
-        p("217.201", "Purpose, applicability, and reservation of authority", "(b)(1)", "This subpart applies to any Board-regulated institution whose aggregate trading assets and trading liabilities, as reported in its most recent quarterly regulatory report, equal 10 percent or more of quarter-end total assets or $1 billion or more."),
-        p("217.201", "Purpose, applicability, and reservation of authority", "(b)(2)", "The Board may apply this subpart to any Board-regulated institution if the Board deems it necessary or appropriate because of the level of market risk of the institution or to ensure safe and sound banking practices."),
+        p(
+            "217.32",
+            "General risk weights",
+            "(k)(1)",
+            "An exposure that is 90 days or more past due or on nonaccrual, other than a sovereign or residential mortgage exposure, receives a 150 percent risk weight on the unguaranteed portion.",
+        ),
+        p(
+            "217.100",
+            "Purpose, applicability, and principle of conservatism",
+            "(b)(1)",
+            "This subpart applies to a Board-regulated institution that has consolidated total assets of $250 billion or more, or consolidated total on-balance sheet foreign exposure of $10 billion or more, as reported on its most recent year-end regulatory report.",
+        ),
+        p(
+            "217.201",
+            "Purpose, applicability, and reservation of authority",
+            "(b)(1)",
+            "This subpart applies to any Board-regulated institution whose aggregate trading assets and trading liabilities, as reported in its most recent quarterly regulatory report, equal 10 percent or more of quarter-end total assets or $1 billion or more.",
+        ),
+        p(
+            "217.201",
+            "Purpose, applicability, and reservation of authority",
+            "(b)(2)",
+            "The Board may apply this subpart to any Board-regulated institution if the Board deems it necessary or appropriate because of the level of market risk of the institution or to ensure safe and sound banking practices.",
+        ),
     ]
 }
 
@@ -145,8 +237,14 @@ fn ev(ids: &[(&str, &str)]) -> Value {
 }
 
 const BANKS: &[&str] = &[
-    "Midland Prairie Bancorp", "Harbor Federal Trust", "Granite State Bank", "Riverside Community Bancshares",
-    "Lakefront Savings Bank", "Summit National Bank", "Old Mill Bank & Trust", "Bayview Commercial Bank",
+    "Midland Prairie Bancorp",
+    "Harbor Federal Trust",
+    "Granite State Bank",
+    "Riverside Community Bancshares",
+    "Lakefront Savings Bank",
+    "Summit National Bank",
+    "Old Mill Bank & Trust",
+    "Bayview Commercial Bank",
 ];
 
 const INSTRUCTION: &str = "Answer in English using only the supplied 12 CFR Part 217 corpus. State the conclusion first, then list the required findings with every calculation, and cite the controlling paragraphs.";
@@ -168,14 +266,21 @@ fn task(rng: &mut Rng) -> Task {
             let applies = sum >= 1.0 || share >= 10.0;
             let q = format!(
                 "{bank} is a state member bank supervised by the Federal Reserve. Its latest quarterly Call Report shows total assets of {}, trading assets of {} and trading liabilities of {}. Is the bank subject to the market risk capital rule?",
-                bn(total), bn(ta), bn(tl)
+                bn(total),
+                bn(ta),
+                bn(tl)
             );
             let gt = format!(
                 "Conclusion: the market risk capital rule {} to {bank}.\nRequired findings:\n1. Aggregate trading assets and liabilities = {} + {} = {}.\n2. Dollar test: {} is {} $1 billion.\n3. Percentage test: {} / {} = {:.2}% of total assets, {} 10%.\n4. The rule applies if either test is met (12 CFR 217.201(b)(1)).",
                 if applies { "applies" } else { "does not apply" },
-                bn(ta), bn(tl), bn(sum), bn(sum),
+                bn(ta),
+                bn(tl),
+                bn(sum),
+                bn(sum),
                 if sum >= 1.0 { "at or above" } else { "below" },
-                bn(sum), bn(total), share,
+                bn(sum),
+                bn(total),
+                share,
                 if share >= 10.0 { "at or above" } else { "below" }
             );
             mk(q, gt, ev(&[("217.201", "(b)(1)")]))
@@ -199,20 +304,43 @@ fn task(rng: &mut Rng) -> Task {
             let failing: Vec<&str> = checks.iter().filter(|c| c.1 < c.2).map(|c| c.0).collect();
             let q = format!(
                 "{bank} reports common equity tier 1 capital of {}, additional tier 1 capital of {}, tier 2 capital of {}, standardized total risk-weighted assets of {} and average total consolidated assets of {}. Does it meet every minimum capital ratio?",
-                bn(cet1), bn(at1), bn(t2), bn(rwa), bn(avg_assets)
+                bn(cet1),
+                bn(at1),
+                bn(t2),
+                bn(rwa),
+                bn(avg_assets)
             );
             let mut findings: Vec<String> = checks
                 .iter()
                 .enumerate()
-                .map(|(k, (name, v, min))| format!("{}. {name} = {v:.2}% versus the {min}% minimum: {}.", k + 1, if v >= min { "met" } else { "not met" }))
+                .map(|(k, (name, v, min))| {
+                    format!(
+                        "{}. {name} = {v:.2}% versus the {min}% minimum: {}.",
+                        k + 1,
+                        if v >= min { "met" } else { "not met" }
+                    )
+                })
                 .collect();
             findings.insert(0, String::new());
             let gt = format!(
                 "Conclusion: {}\nRequired findings:{}",
-                if failing.is_empty() { format!("{bank} meets all four minimum capital ratios.") } else { format!("{bank} does not meet the minimum {}.", failing.join(" and the minimum ")) },
+                if failing.is_empty() {
+                    format!("{bank} meets all four minimum capital ratios.")
+                } else {
+                    format!("{bank} does not meet the minimum {}.", failing.join(" and the minimum "))
+                },
                 findings.join("\n")
             );
-            mk(q, gt, ev(&[("217.10", "(a)(1)(i)"), ("217.10", "(a)(1)(ii)"), ("217.10", "(a)(1)(iii)"), ("217.10", "(a)(1)(iv)")]))
+            mk(
+                q,
+                gt,
+                ev(&[
+                    ("217.10", "(a)(1)(i)"),
+                    ("217.10", "(a)(1)(ii)"),
+                    ("217.10", "(a)(1)(iii)"),
+                    ("217.10", "(a)(1)(iv)"),
+                ]),
+            )
         }
         2 => {
             let r_cet1 = (rng.uniform(5.0, 10.0) * 100.0).round() / 100.0;
@@ -262,9 +390,20 @@ fn task(rng: &mut Rng) -> Task {
                 .iter()
                 .zip(&amounts)
                 .enumerate()
-                .map(|(j, (&k, a))| format!("{}. {}: ${a:.0} million × {}% = ${:.1} million.", j + 1, items[k].0, items[k].1, a * items[k].1 / 100.0))
+                .map(|(j, (&k, a))| {
+                    format!(
+                        "{}. {}: ${a:.0} million × {}% = ${:.1} million.",
+                        j + 1,
+                        items[k].0,
+                        items[k].1,
+                        a * items[k].1 / 100.0
+                    )
+                })
                 .collect();
-            let gt = format!("Conclusion: risk-weighted assets total ${rwa:.1} million.\nRequired findings:\n{}", lines.join("\n"));
+            let gt = format!(
+                "Conclusion: risk-weighted assets total ${rwa:.1} million.\nRequired findings:\n{}",
+                lines.join("\n")
+            );
             let cites: Vec<(&str, &str)> = picked.iter().map(|&k| items[k].2).collect();
             mk(q, gt, ev(&cites))
         }

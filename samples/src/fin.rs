@@ -205,8 +205,11 @@ pub fn statements(rng: &mut Rng, p: &Profile, years: usize) -> Vec<Statement> {
             ar_days = (ar_days * (1.0 + p.receivable_drift + 0.03 * rng.normal())).clamp(5.0, 400.0);
         }
         let operating_revenue = revenue;
-        let total_revenue =
-            if rng.chance(0.3) { operating_revenue + (operating_revenue * rng.uniform(0.0, 0.01)).round() } else { operating_revenue };
+        let total_revenue = if rng.chance(0.3) {
+            operating_revenue + (operating_revenue * rng.uniform(0.0, 0.01)).round()
+        } else {
+            operating_revenue
+        };
         let operating_cost = (operating_revenue * (1.0 - margin)).round();
         let gross_profit = operating_revenue - operating_cost;
         let jitter = |rng: &mut Rng, x: f64| (x * rng.uniform(0.9, 1.1)).round();
@@ -218,7 +221,8 @@ pub fn statements(rng: &mut Rng, p: &Profile, years: usize) -> Vec<Statement> {
         let operating_profit =
             gross_profit - selling_expense - management_expense - research_expense - financial_expense + other;
         let total_profit = operating_profit + (operating_revenue * rng.uniform(-0.003, 0.003)).round();
-        let income_tax_expense = if total_profit > 0.0 { (total_profit * rng.uniform(0.12, 0.25)).round() } else { 0.0 };
+        let income_tax_expense =
+            if total_profit > 0.0 { (total_profit * rng.uniform(0.12, 0.25)).round() } else { 0.0 };
         let net_profit = total_profit - income_tax_expense;
         let parent_net_profit = (net_profit * rng.uniform(0.85, 1.0)).round();
         let basic_eps = (parent_net_profit / p.shares * 100.0).round() / 100.0;

@@ -174,11 +174,12 @@ pub fn build(ctx: &Ctx) -> FinanceEn {
             });
         }
         let latest_assets = statements[years - 2].total_assets;
+        let exchange = *rng.pick(&["NYSE", "Nasdaq"]);
         companies.push(Company {
             cik,
             name,
             ticker,
-            exchange: *rng.pick(&["NYSE", "Nasdaq"]),
+            exchange,
             industry,
             sic: rng.below(ind.sic.len()),
             region,
@@ -223,7 +224,10 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
         ),
     ));
     let risks: Vec<&str> = f.risks.iter().map(|&k| EN_RISKS[k].1).collect();
-    out.push(("Item 1A. Risk Factors", format!("The following risks could materially affect our business. {}", risks.join(" "))));
+    out.push((
+        "Item 1A. Risk Factors",
+        format!("The following risks could materially affect our business. {}", risks.join(" ")),
+    ));
     let mut mdna = format!(
         "Fiscal {} total revenue was {}, cost of revenue was {} and gross profit was {}, a gross margin of {:.2}%. Operating profit was {} \
          ({:.2}% of revenue) and net profit was {}.",
@@ -329,7 +333,12 @@ pub fn write(data: &FinanceEn, corpus: &Path) -> Result<u64> {
                 ("primary_document", t(&doc)),
                 (
                     "filing_url",
-                    t(format!("https://www.sec.gov/Archives/edgar/data/{}/{}/{}", co.cik, f.accession.replace('-', ""), doc)),
+                    t(format!(
+                        "https://www.sec.gov/Archives/edgar/data/{}/{}/{}",
+                        co.cik,
+                        f.accession.replace('-', ""),
+                        doc
+                    )),
                 ),
                 ("quality_score", r(0.95)),
                 ("downloaded_at", t(format!("{}T00:00:00Z", f.filing_date))),
@@ -361,7 +370,12 @@ pub fn write(data: &FinanceEn, corpus: &Path) -> Result<u64> {
         for (k, (name, text)) in sections(data, f).into_iter().enumerate() {
             db.insert(
                 "sections",
-                &[("accession", t(&f.accession)), ("section_name", t(name)), ("section_order", i(k as i64 + 1)), ("text", t(text))],
+                &[
+                    ("accession", t(&f.accession)),
+                    ("section_name", t(name)),
+                    ("section_order", i(k as i64 + 1)),
+                    ("text", t(text)),
+                ],
             )?;
         }
     }
@@ -394,10 +408,11 @@ const DESC_TYPES: &[&str] = &[
 ];
 const PRED_TYPES: &[&str] = &["multi_period_trend", "mixed_numeric_text"];
 
-const INS_NUMERIC: &str = "Answer from the annual filings and structured financial facts in the corpus. Return only the requested number.";
-const INS_OPTION: &str = "Answer from the annual filings and structured financial facts in the corpus. Return only one option letter.";
-const INS_TEXT: &str =
-    "Answer from the annual filings and structured financial facts in the corpus in a few sentences, stating the figures you rely on.";
+const INS_NUMERIC: &str =
+    "Answer from the annual filings and structured financial facts in the corpus. Return only the requested number.";
+const INS_OPTION: &str =
+    "Answer from the annual filings and structured financial facts in the corpus. Return only one option letter.";
+const INS_TEXT: &str = "Answer from the annual filings and structured financial facts in the corpus in a few sentences, stating the figures you rely on.";
 
 /// The descriptive and predictive tasks.
 pub fn tasks(data: &FinanceEn, ctx: &Ctx) -> Result<Vec<(TaskGroup, Vec<Task>)>> {
@@ -428,7 +443,10 @@ fn population(data: &FinanceEn, rng: &mut Rng) -> (String, Vec<usize>) {
             let m = all.filter(|&c| data.companies[c].industry == ind && data.companies[c].size == size).collect();
             (format!("{size}-sized {bucket} companies"), m)
         }
-        _ => (format!("companies in the {bucket} industry bucket"), all.filter(|&c| data.companies[c].industry == ind).collect()),
+        _ => (
+            format!("companies in the {bucket} industry bucket"),
+            all.filter(|&c| data.companies[c].industry == ind).collect(),
+        ),
     }
 }
 
@@ -444,19 +462,33 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 0 => {
                     let avg = (f.st.total_assets + prev.st.total_assets) / 2.0;
                     (
-                        format!("For {}, compute FY{fy} return on average assets: net profit divided by the mean of beginning and ending total assets, in percent.", label(co)),
+                        format!(
+                            "For {}, compute FY{fy} return on average assets: net profit divided by the mean of beginning and ending total assets, in percent.",
+                            label(co)
+                        ),
                         pct(f.st.net_profit, avg),
                         evs([prev.accession.as_str(), f.accession.as_str()]),
                     )
                 }
-                1 => (format!("What was the FY{fy} gross margin of {}, in percent?", label(co)), f.st.gross_margin(), evs([f.accession.as_str()])),
+                1 => (
+                    format!("What was the FY{fy} gross margin of {}, in percent?", label(co)),
+                    f.st.gross_margin(),
+                    evs([f.accession.as_str()]),
+                ),
                 2 => (
-                    format!("By how many percent did {}'s total revenue change from FY{} to FY{fy}?", label(co), fy - 1),
+                    format!(
+                        "By how many percent did {}'s total revenue change from FY{} to FY{fy}?",
+                        label(co),
+                        fy - 1
+                    ),
                     yoy(f.st.total_revenue, prev.st.total_revenue),
                     evs([prev.accession.as_str(), f.accession.as_str()]),
                 ),
                 _ => (
-                    format!("Using the FY{fy} 10-K of {}, what was the ratio of total liabilities to total assets, in percent?", label(co)),
+                    format!(
+                        "Using the FY{fy} 10-K of {}, what was the ratio of total liabilities to total assets, in percent?",
+                        label(co)
+                    ),
                     f.st.debt_ratio(),
                     evs([f.accession.as_str()]),
                 ),
@@ -465,12 +497,16 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         }
         "cross_section_screen" => {
             let (desc, members) = population(data, rng);
-            let eligible: Vec<usize> = members.into_iter().filter(|&m| data.filing(m, fy).st.total_revenue != 0.0).collect();
+            let eligible: Vec<usize> =
+                members.into_iter().filter(|&m| data.filing(m, fy).st.total_revenue != 0.0).collect();
             if eligible.len() < 2 {
                 return None;
             }
             let (mname, metric): (&str, fn(&Statement) -> f64) = *rng.pick(&[
-                ("operating margin (operating profit divided by total revenue)", Statement::operating_margin as fn(&Statement) -> f64),
+                (
+                    "operating margin (operating profit divided by total revenue)",
+                    Statement::operating_margin as fn(&Statement) -> f64,
+                ),
                 ("net margin (net profit divided by total revenue)", Statement::net_margin),
             ]);
             let mean = eligible.iter().map(|&m| metric(&data.filing(m, fy).st)).sum::<f64>() / eligible.len() as f64;
@@ -481,7 +517,13 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 _ => format!("What is the unweighted mean FY{fy} {mname} across {desc} with non-zero total revenue?"),
             };
             let ids: Vec<&str> = eligible.iter().map(|&m| data.filing(m, fy).accession.as_str()).collect();
-            Some(Task::new(ty, q, &format!("{INS_NUMERIC} Give percent with two decimals."), evs(ids), json!(format!("{mean:.2}"))))
+            Some(Task::new(
+                ty,
+                q,
+                &format!("{INS_NUMERIC} Give percent with two decimals."),
+                evs(ids),
+                json!(format!("{mean:.2}")),
+            ))
         }
         "change_detection" => {
             let (desc, members) = population(data, rng);
@@ -511,7 +553,8 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "text_evidence" => {
             let absent: Vec<usize> = (0..EN_RISKS.len()).filter(|k| !f.risks.contains(k)).collect();
             let correct = EN_RISKS[*rng.pick(&f.risks)].1.to_string();
-            let wrong = rng.sample_indices(absent.len(), 3).into_iter().map(|k| EN_RISKS[absent[k]].1.to_string()).collect();
+            let wrong =
+                rng.sample_indices(absent.len(), 3).into_iter().map(|k| EN_RISKS[absent[k]].1.to_string()).collect();
             let (opts, answer) = options(rng, correct, wrong);
             let q = format!(
                 "For {}, which option reproduces a sentence that appears verbatim in the FY{fy} Item 1A risk factors? Options: {opts}",
@@ -544,7 +587,10 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "text_summary" => {
             let g = yoy(f.st.total_revenue, prev.st.total_revenue);
             let go = yoy(f.st.operating_profit, prev.st.operating_profit);
-            let q = format!("Summarize the causes of {}'s FY{fy} change in revenue and operating profit as stated in MD&A.", label(co));
+            let q = format!(
+                "Summarize the causes of {}'s FY{fy} change in revenue and operating profit as stated in MD&A.",
+                label(co)
+            );
             let gt = format!(
                 "FY{fy} revenue {} {:.1}% from {} to {} and operating profit {} {:.1}% from {} to {}.\n- MD&A attributes the revenue change primarily to {} and {}.",
                 direction(g),
@@ -571,7 +617,11 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             }
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             let fmt = |items: &[(f64, usize)]| -> String {
-                items.iter().map(|(v, m)| format!("{} {:.2}%", data.companies[*m].name, v)).collect::<Vec<_>>().join("; ")
+                items
+                    .iter()
+                    .map(|(v, m)| format!("{} {:.2}%", data.companies[*m].name, v))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             };
             let top = &ranked[..3];
             let mut bottom: Vec<(f64, usize)> = ranked[ranked.len() - 3..].to_vec();
@@ -580,7 +630,11 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let q = format!(
                 "Within the {bucket} industry bucket, excluding companies with missing or zero total revenue, return the top 3 and bottom 3 companies by FY{fy} net margin."
             );
-            let gt = format!("Top three: {}.\nBottom three: {}.\nNet margin = FY{fy} net profit / total revenue.", fmt(top), fmt(&bottom));
+            let gt = format!(
+                "Top three: {}.\nBottom three: {}.\nNet margin = FY{fy} net profit / total revenue.",
+                fmt(top),
+                fmt(&bottom)
+            );
             let ids: Vec<&str> = ranked.iter().map(|(_, m)| data.filing(*m, fy).accession.as_str()).collect();
             Some(Task::new(ty, q, INS_TEXT, evs(ids), json!(gt)))
         }
@@ -603,10 +657,12 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let q = format!(
                 "Identify {desc} with non-missing goodwill and intangible assets and positive total assets whose goodwill plus intangible assets exceeded {p:.0}% of total assets at FY{fy} year end."
             );
-            let list: Vec<String> = hits.iter().map(|(v, m)| format!("{} {:.2}%", data.companies[*m].name, v)).collect();
+            let list: Vec<String> =
+                hits.iter().map(|(v, m)| format!("{} {:.2}%", data.companies[*m].name, v)).collect();
             let gt = format!(
-                "{} companies exceeded the {p:.0}% threshold in FY{fy}: {}.\n- Ratio = (goodwill + intangible assets) / total assets.",
+                "{} compan{} exceeded the {p:.0}% threshold in FY{fy}: {}.\n- Ratio = (goodwill + intangible assets) / total assets.",
                 hits.len(),
+                if hits.len() == 1 { "y" } else { "ies" },
                 list.join("; ")
             );
             let ids: Vec<&str> = hits.iter().map(|(_, m)| data.filing(*m, fy).accession.as_str()).collect();
@@ -676,15 +732,23 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
         }
         _ => {
             let size = *rng.pick(&["Small", "Mid", "Large"]);
-            (format!("{size}-sized companies"), (0..data.companies.len()).filter(|&c| data.companies[c].size == size).collect())
+            (
+                format!("{size}-sized companies"),
+                (0..data.companies.len()).filter(|&c| data.companies[c].size == size).collect(),
+            )
         }
     };
     let (cond, test): (&str, Test) = match rng.below(5) {
-        0 => ("converted operating profit into even stronger operating cash flow (net operating cash flow above operating profit)", Box::new(|s, _| s.net_operating_cash_flow > s.operating_profit)),
+        0 => (
+            "converted operating profit into even stronger operating cash flow (net operating cash flow above operating profit)",
+            Box::new(|s, _| s.net_operating_cash_flow > s.operating_profit),
+        ),
         1 => ("grew total revenue year over year", Box::new(|s, p| s.total_revenue > p.total_revenue)),
         2 => ("reported a net loss", Box::new(|s, _| s.net_profit < 0.0)),
         3 => ("had total liabilities above 60% of total assets", Box::new(|s, _| s.debt_ratio() > 60.0)),
-        _ => ("improved gross margin versus the prior fiscal year", Box::new(|s, p| s.gross_margin() > p.gross_margin())),
+        _ => {
+            ("improved gross margin versus the prior fiscal year", Box::new(|s, p| s.gross_margin() > p.gross_margin()))
+        }
     };
     let hits: Vec<usize> =
         members.into_iter().filter(|&m| test(&data.filing(m, fy).st, &data.filing(m, fy - 1).st)).collect();
@@ -692,7 +756,8 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
         0 => format!("In FY{fy}, how many {scope} {cond}?"),
         _ => format!("Count the {scope} that {cond} in FY{fy}."),
     };
-    let ev: Vec<Value> = hits.iter().map(|&m| json!({"cik": data.companies[m].cik.to_string(), "type": "company"})).collect();
+    let ev: Vec<Value> =
+        hits.iter().map(|&m| json!({"cik": data.companies[m].cik.to_string(), "type": "company"})).collect();
     Some(Task::new(
         "statistic",
         q,
@@ -726,7 +791,9 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
                     label(co),
                     last - 3
                 );
-                let ins = format!("Use the specified historical filings and trends to return the requested numeric forecast. {cutoff}");
+                let ins = format!(
+                    "Use the specified historical filings and trends to return the requested numeric forecast. {cutoff}"
+                );
                 Some(Task::new(ty, q, &ins, ev, json!(format!("{actual:.2} %"))))
             } else {
                 let last_g = yoy(f(&cur.st), f(&data.filing(c, last - 1).st));

@@ -16,14 +16,13 @@ use anser_manifest::{Route, TaskGroup};
 use serde_json::{Value, json};
 
 use crate::{
-    Result,
+    Ctx, DomainOutput, Result,
     db::{DbWriter, i, r, t},
     fin::{self, Profile, Statement, pct, yoy},
     names::{ZH_BRANDS, ZH_DRIVERS_DOWN, ZH_DRIVERS_UP, ZH_INDUSTRIES, ZH_RISKS},
     rng::Rng,
     stats::round2,
     task::{Task, fill, type_plan},
-    Ctx, DomainOutput,
 };
 
 /// A listed company.
@@ -117,7 +116,11 @@ pub fn build(ctx: &Ctx) -> FinanceZh {
         let name = loop {
             attempt += 1;
             let n = format!("{}{}", rng.pick(ZH_BRANDS), ind.word);
-            let n = if names.contains(&n) { format!("{}{}{}", rng.pick(ZH_BRANDS), rng.pick(ZH_BRANDS), ind.word) } else { n };
+            let n = if names.contains(&n) {
+                format!("{}{}{}", rng.pick(ZH_BRANDS), rng.pick(ZH_BRANDS), ind.word)
+            } else {
+                n
+            };
             // Large samples run out of combinations; a series number keeps names unique.
             let n = if attempt > 20 { format!("{n}{attempt}") } else { n };
             if names.insert(n.clone()) {
@@ -219,8 +222,15 @@ fn chunks(data: &FinanceZh, rep: &Report) -> Vec<(&'static str, &'static str, St
     let mut key = format!(
         "{}{}年年度报告主要会计数据：营业收入{:.0}元，营业成本{:.0}元，归属于上市公司股东的净利润{:.0}元，\
          基本每股收益{:.2}元/股，总资产{:.0}元，归属于上市公司股东的净资产及少数股东权益合计{:.0}元，经营活动产生的现金流量净额{:.0}元。",
-        co.name, rep.year, st.operating_revenue, st.operating_cost, st.parent_net_profit, st.basic_eps, st.total_assets,
-        st.total_equity, st.net_operating_cash_flow
+        co.name,
+        rep.year,
+        st.operating_revenue,
+        st.operating_cost,
+        st.parent_net_profit,
+        st.basic_eps,
+        st.total_assets,
+        st.total_equity,
+        st.net_operating_cash_flow
     );
     if let Some(p) = &rep.prev {
         key.push_str(&format!(
@@ -260,11 +270,18 @@ fn chunks(data: &FinanceZh, rep: &Report) -> Vec<(&'static str, &'static str, St
             .iter()
             .map(|s| format!("{}：营业收入{:.0}元，占营业收入比重{:.2}%", s.name, s.revenue, s.share))
             .collect();
-        out.push(("第三节 管理层讨论与分析-主营业务分产品情况", "table", format!("分产品情况：{}。", lines.join("；"))));
+        out.push((
+            "第三节 管理层讨论与分析-主营业务分产品情况",
+            "table",
+            format!("分产品情况：{}。", lines.join("；")),
+        ));
     }
-    let risk_text: Vec<String> =
-        rep.risks.iter().map(|&k| format!("{}：{}", ZH_RISKS[k].0, ZH_RISKS[k].1)).collect();
-    out.push(("第三节 管理层讨论与分析-可能面对的风险", "text", format!("公司可能面对的主要风险包括：{}", risk_text.join(""))));
+    let risk_text: Vec<String> = rep.risks.iter().map(|&k| format!("{}：{}", ZH_RISKS[k].0, ZH_RISKS[k].1)).collect();
+    out.push((
+        "第三节 管理层讨论与分析-可能面对的风险",
+        "text",
+        format!("公司可能面对的主要风险包括：{}", risk_text.join("")),
+    ));
     out.push((
         "第三节 管理层讨论与分析-主要客户及供应商",
         "text",
@@ -436,11 +453,8 @@ const FIELDS: &[(&str, &str)] = &[
 
 /// Ratio metrics: (name, function, unit word).
 type Metric = (&'static str, fn(&Statement) -> f64);
-const RATIOS: &[Metric] = &[
-    ("毛利率", Statement::gross_margin),
-    ("资产负债率", Statement::debt_ratio),
-    ("研发费用率", Statement::rd_ratio),
-];
+const RATIOS: &[Metric] =
+    &[("毛利率", Statement::gross_margin), ("资产负债率", Statement::debt_ratio), ("研发费用率", Statement::rd_ratio)];
 
 const AMOUNTS: &[Metric] = &[
     ("营业收入", |s| s.operating_revenue),
@@ -644,14 +658,22 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             }
             let list: Vec<String> = hits
                 .iter()
-                .map(|(m, ar, rev)| format!("{}（应收账款增速{:.2}%，营业收入增速{:.2}%）", data.companies[*m].name, ar, rev))
+                .map(|(m, ar, rev)| {
+                    format!("{}（应收账款增速{:.2}%，营业收入增速{:.2}%）", data.companies[*m].name, ar, rev)
+                })
                 .collect();
             let q = format!(
                 "在{}行业中，{}年哪些公司的应收账款同比增速比营业收入同比增速高出{:.0}个百分点以上？请结合结构化数据筛选。",
                 ZH_INDUSTRIES[ind].name, year, gap
             );
             let ins = format!("{INSTR_BASE}用一段话回答，列出公司及两项增速，不超过150字。");
-            let gt = format!("{}年{}行业共有{}家公司满足条件：{}。", year, ZH_INDUSTRIES[ind].name, hits.len(), list.join("；"));
+            let gt = format!(
+                "{}年{}行业共有{}家公司满足条件：{}。",
+                year,
+                ZH_INDUSTRIES[ind].name,
+                hits.len(),
+                list.join("；")
+            );
             let mut ids = Vec::new();
             for (m, _, _) in &hits {
                 ids.push(data.report(*m, year - 1).id.clone());
@@ -660,7 +682,8 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             Some(Task::new(ty, q, &ins, evs(ids.iter().map(String::as_str)), json!(gt)))
         }
         "mixed_numeric_text" => {
-            let ins = format!("{INSTR_BASE}报告中有相关披露时只返回数值（单位%，保留两位小数），未披露时只返回“未披露”。");
+            let ins =
+                format!("{INSTR_BASE}报告中有相关披露时只返回数值（单位%，保留两位小数），未披露时只返回“未披露”。");
             if rng.chance(0.75) {
                 let seg = *rng.pick(&ZH_INDUSTRIES[co.industry].segments);
                 let gt = match &rep.segments {
@@ -685,10 +708,18 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                     return None;
                 }
                 let correct = ZH_RISKS[*rng.pick(&rep.risks)].0.to_string();
-                let wrong =
-                    rng.sample_indices(absent.len(), 3).into_iter().map(|k| ZH_RISKS[absent[k]].0.to_string()).collect();
+                let wrong = rng
+                    .sample_indices(absent.len(), 3)
+                    .into_iter()
+                    .map(|k| ZH_RISKS[absent[k]].0.to_string())
+                    .collect();
                 let (opts, answer) = options(rng, correct, wrong, " | ");
-                let q = format!("根据{}{}年年度报告中“可能面对的风险”部分，下列哪一项是公司明确提示的风险？ {}", label(co), year, opts);
+                let q = format!(
+                    "根据{}{}年年度报告中“可能面对的风险”部分，下列哪一项是公司明确提示的风险？ {}",
+                    label(co),
+                    year,
+                    opts
+                );
                 Some(Task::new(ty, q, &ins, evs([rep.id.as_str()]), json!(answer)))
             } else {
                 let growth = yoy(rep.st.operating_revenue, rep.prev.as_ref()?.operating_revenue);
@@ -729,11 +760,14 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
         }
         "text_comparison" => {
             let prev = data.report(c, year - 1);
-            let added: Vec<&str> = rep.risks.iter().filter(|k| !prev.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
-            let dropped: Vec<&str> = prev.risks.iter().filter(|k| !rep.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
+            let added: Vec<&str> =
+                rep.risks.iter().filter(|k| !prev.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
+            let dropped: Vec<&str> =
+                prev.risks.iter().filter(|k| !rep.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
             let kept: Vec<&str> = rep.risks.iter().filter(|k| prev.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
             let none = |v: &[&str]| if v.is_empty() { "无".to_string() } else { v.join("、") };
-            let q = format!("对比{}{}年与{}年年报的风险提示，哪些风险为新增、哪些不再提及？", label(co), year - 1, year);
+            let q =
+                format!("对比{}{}年与{}年年报的风险提示，哪些风险为新增、哪些不再提及？", label(co), year - 1, year);
             let ins = format!("{INSTR_BASE}分别列出新增、不再提及和持续提示的风险，回答不超过150字。");
             let gt = format!(
                 "与{}年相比，{}年年报新增提示：{}；不再提及：{}；持续提示：{}。",
@@ -750,12 +784,15 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
     }
 }
 
+/// Test of a company-year (current statement, previous statement).
+type StatTest = Box<dyn Fn(&Statement, Option<&Statement>) -> bool>;
+
 /// A company-population condition of a statistic task.
 struct Cond {
     text: String,
     /// Needs the previous year's report too.
     two_years: bool,
-    test: Box<dyn Fn(&Statement, Option<&Statement>) -> bool>,
+    test: StatTest,
 }
 
 fn nice_threshold(v: f64) -> f64 {
@@ -780,7 +817,11 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         }
         1 => {
             let th = nice_threshold(quant(&|s| s.gross_margin(), rng));
-            Cond { text: format!("毛利率高于{th:.0}%"), two_years: false, test: Box::new(move |s, _| s.gross_margin() > th) }
+            Cond {
+                text: format!("毛利率高于{th:.0}%"),
+                two_years: false,
+                test: Box::new(move |s, _| s.gross_margin() > th),
+            }
         }
         2 => {
             let th = nice_threshold(quant(&|s| s.debt_ratio(), rng));
@@ -790,7 +831,11 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
                 test: Box::new(move |s, _| s.debt_ratio() < th),
             }
         }
-        3 => Cond { text: "归属于上市公司股东的净利润为负".into(), two_years: false, test: Box::new(|s, _| s.parent_net_profit < 0.0) },
+        3 => Cond {
+            text: "归属于上市公司股东的净利润为负".into(),
+            two_years: false,
+            test: Box::new(|s, _| s.parent_net_profit < 0.0),
+        },
         4 => {
             let th = *rng.pick(&[0.0, 5.0, 10.0, 20.0]);
             Cond {
@@ -806,7 +851,11 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         },
         _ => {
             let th = *rng.pick(&[3.0, 5.0, 8.0]);
-            Cond { text: format!("研发费用率超过{th:.0}%"), two_years: false, test: Box::new(move |s, _| s.rd_ratio() > th) }
+            Cond {
+                text: format!("研发费用率超过{th:.0}%"),
+                two_years: false,
+                test: Box::new(move |s, _| s.rd_ratio() > th),
+            }
         }
     }
 }
@@ -819,8 +868,9 @@ fn statistic(data: &FinanceZh, year: i32, rng: &mut Rng) -> Option<Task> {
         }
         1 => {
             let (ex, board, _) = *rng.pick(BOARDS);
-            let m: Vec<usize> =
-                (0..data.companies.len()).filter(|&c| data.companies[c].exchange == ex && data.companies[c].board == board).collect();
+            let m: Vec<usize> = (0..data.companies.len())
+                .filter(|&c| data.companies[c].exchange == ex && data.companies[c].board == board)
+                .collect();
             (format!("{}{}", ex, board), m)
         }
         _ => ("全部样本公司".to_string(), (0..data.companies.len()).collect()),
@@ -946,7 +996,12 @@ fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task>
                     format!("{:.2}%", yoy(b.st.operating_revenue, a.st.operating_revenue))
                 })
                 .collect();
-            let q = format!("结合{}截至{}年的年报文字信号和收入趋势，概括对其{}年营业收入方向的判断。", label(co), last, target);
+            let q = format!(
+                "结合{}截至{}年的年报文字信号和收入趋势，概括对其{}年营业收入方向的判断。",
+                label(co),
+                last,
+                target
+            );
             let ins = format!("请用一段话回答，不超过150字。{cutoff}");
             let gt = format!(
                 "{}{}年营业收入同比{}{:.2}%，落在{}年年报展望的{:.0}%至{:.0}%区间内；判断依据是{}-{}年营业收入同比增速分别为{}，以及管理层对{}年的经营展望。",

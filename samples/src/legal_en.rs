@@ -52,7 +52,15 @@ const fn e(key: &'static str, values: &'static [&'static str], phrase: &'static 
     Feat { key, kind: Kind::Enum(values), p: 0.0, semantic: false, phrase, text }
 }
 
-const fn n(key: &'static str, lo: f64, hi: f64, step: f64, unit: &'static str, phrase: &'static str, text: &'static str) -> Feat {
+const fn n(
+    key: &'static str,
+    lo: f64,
+    hi: f64,
+    step: f64,
+    unit: &'static str,
+    phrase: &'static str,
+    text: &'static str,
+) -> Feat {
     Feat { key, kind: Kind::Num(lo, hi, step, unit), p: 0.0, semantic: false, phrase, text }
 }
 
@@ -78,12 +86,42 @@ pub const MATTERS: &[Matter] = &[
         aliases: &["Title VII", "ADEA", "ADA employment"],
         practice_area: "employment",
         feats: &[
-            e("protected_class", &["race", "sex", "age", "disability", "national_origin"], "{} as a protected class", "The plaintiff alleged discrimination based on {}."),
-            b("retaliation_analysis", 0.35, true, "substantive retaliation analysis", "We next consider whether the termination was retaliation for the plaintiff's protected complaint."),
-            b("expert_testimony", 0.2, true, "expert testimony about the employment claim", "The parties offered competing expert testimony on the statistical disparity in promotions."),
-            n("damages_awarded_usd", 0.0, 500_000.0, 1000.0, "USD", "an award of at least ${}", "The jury awarded ${} in damages."),
+            e(
+                "protected_class",
+                &["race", "sex", "age", "disability", "national_origin"],
+                "{} as a protected class",
+                "The plaintiff alleged discrimination based on {}.",
+            ),
+            b(
+                "retaliation_analysis",
+                0.35,
+                true,
+                "substantive retaliation analysis",
+                "We next consider whether the termination was retaliation for the plaintiff's protected complaint.",
+            ),
+            b(
+                "expert_testimony",
+                0.2,
+                true,
+                "expert testimony about the employment claim",
+                "The parties offered competing expert testimony on the statistical disparity in promotions.",
+            ),
+            n(
+                "damages_awarded_usd",
+                0.0,
+                500_000.0,
+                1000.0,
+                "USD",
+                "an award of at least ${}",
+                "The jury awarded ${} in damages.",
+            ),
         ],
-        outcome: ("relief_granted_lower", "relief granted by the lower court", "The district court granted relief to the plaintiff.", "The district court denied the plaintiff any relief."),
+        outcome: (
+            "relief_granted_lower",
+            "relief granted by the lower court",
+            "The district court granted relief to the plaintiff.",
+            "The district court denied the plaintiff any relief.",
+        ),
     },
     Matter {
         key: "section_1983",
@@ -92,13 +130,46 @@ pub const MATTERS: &[Matter] = &[
         aliases: &["civil rights", "§ 1983"],
         practice_area: "civil_rights",
         feats: &[
-            e("claim_type", &["Fourth Amendment", "due-process", "Eighth Amendment", "First Amendment"], "a {} claim", "The complaint asserts a {} claim."),
-            e("defendant_type", &["police", "prison officials", "municipal"], "{} involvement", "The defendants are {} defendants."),
-            b("excessive_force_alleged", 0.3, false, "excessive-force allegations", "The plaintiff alleges that officers used excessive force during the arrest."),
-            b("qualified_immunity_analysis", 0.45, true, "substantive qualified-immunity analysis", "We must decide whether the right was clearly established so as to overcome qualified immunity."),
-            b("medical_care_discussion", 0.2, true, "denial or adequacy of medical care", "The record shows the plaintiff's requests for medical care were delayed for several days."),
+            e(
+                "claim_type",
+                &["Fourth Amendment", "due-process", "Eighth Amendment", "First Amendment"],
+                "a {} claim",
+                "The complaint asserts a {} claim.",
+            ),
+            e(
+                "defendant_type",
+                &["police", "prison officials", "municipal"],
+                "{} involvement",
+                "The defendants are {} defendants.",
+            ),
+            b(
+                "excessive_force_alleged",
+                0.3,
+                false,
+                "excessive-force allegations",
+                "The plaintiff alleges that officers used excessive force during the arrest.",
+            ),
+            b(
+                "qualified_immunity_analysis",
+                0.45,
+                true,
+                "substantive qualified-immunity analysis",
+                "We must decide whether the right was clearly established so as to overcome qualified immunity.",
+            ),
+            b(
+                "medical_care_discussion",
+                0.2,
+                true,
+                "denial or adequacy of medical care",
+                "The record shows the plaintiff's requests for medical care were delayed for several days.",
+            ),
         ],
-        outcome: ("relief_denied_current", "denial of relief by the current court", "We affirm the denial of relief.", "We reverse and remand for further proceedings."),
+        outcome: (
+            "relief_denied_current",
+            "denial of relief by the current court",
+            "We affirm the denial of relief.",
+            "We reverse and remand for further proceedings.",
+        ),
     },
     Matter {
         key: "drug_offense",
@@ -107,12 +178,45 @@ pub const MATTERS: &[Matter] = &[
         aliases: &["narcotics", "controlled substances"],
         practice_area: "criminal",
         feats: &[
-            n("sentence_months", 0.0, 360.0, 1.0, "months", "a sentence of at least {} months", "The court imposed a sentence of {} months."),
-            n("conviction_counts", 1.0, 6.0, 1.0, "counts", "at least {} conviction counts", "The defendant was convicted on {} counts."),
-            b("weapon_discussion", 0.25, true, "a weapon discussion", "Officers recovered a loaded handgun near the drugs, and we address the firearm enhancement."),
-            b("traffic_stop_discussion", 0.3, true, "a traffic stop or roadside encounter", "The evidence was found after a traffic stop for a broken taillight."),
+            n(
+                "sentence_months",
+                0.0,
+                360.0,
+                1.0,
+                "months",
+                "a sentence of at least {} months",
+                "The court imposed a sentence of {} months.",
+            ),
+            n(
+                "conviction_counts",
+                1.0,
+                6.0,
+                1.0,
+                "counts",
+                "at least {} conviction counts",
+                "The defendant was convicted on {} counts.",
+            ),
+            b(
+                "weapon_discussion",
+                0.25,
+                true,
+                "a weapon discussion",
+                "Officers recovered a loaded handgun near the drugs, and we address the firearm enhancement.",
+            ),
+            b(
+                "traffic_stop_discussion",
+                0.3,
+                true,
+                "a traffic stop or roadside encounter",
+                "The evidence was found after a traffic stop for a broken taillight.",
+            ),
         ],
-        outcome: ("conviction_affirmed", "the conviction affirmed by the current court", "The judgment of conviction is affirmed.", "The conviction is vacated."),
+        outcome: (
+            "conviction_affirmed",
+            "the conviction affirmed by the current court",
+            "The judgment of conviction is affirmed.",
+            "The conviction is vacated.",
+        ),
     },
     Matter {
         key: "asylum",
@@ -121,11 +225,33 @@ pub const MATTERS: &[Matter] = &[
         aliases: &["immigration", "withholding of removal"],
         practice_area: "immigration",
         feats: &[
-            e("country_of_origin", &["China", "Mexico", "El Salvador", "Guatemala", "India", "Honduras"], "{} as the country of origin", "The petitioner is a native and citizen of {}."),
-            b("adverse_credibility", 0.35, false, "an adverse credibility finding", "The immigration judge made an adverse credibility finding."),
-            b("persecution_analysis", 0.6, true, "persecution or fear of persecution", "We consider whether the harm the petitioner suffered rises to the level of persecution."),
+            e(
+                "country_of_origin",
+                &["China", "Mexico", "El Salvador", "Guatemala", "India", "Honduras"],
+                "{} as the country of origin",
+                "The petitioner is a native and citizen of {}.",
+            ),
+            b(
+                "adverse_credibility",
+                0.35,
+                false,
+                "an adverse credibility finding",
+                "The immigration judge made an adverse credibility finding.",
+            ),
+            b(
+                "persecution_analysis",
+                0.6,
+                true,
+                "persecution or fear of persecution",
+                "We consider whether the harm the petitioner suffered rises to the level of persecution.",
+            ),
         ],
-        outcome: ("relief_denied_current", "no relief awarded", "The petition for review is denied.", "The petition for review is granted."),
+        outcome: (
+            "relief_denied_current",
+            "no relief awarded",
+            "The petition for review is denied.",
+            "The petition for review is granted.",
+        ),
     },
     Matter {
         key: "breach_of_contract",
@@ -134,12 +260,42 @@ pub const MATTERS: &[Matter] = &[
         aliases: &["contract dispute"],
         practice_area: "commercial",
         feats: &[
-            e("contract_type", &["construction", "sale of goods", "employment", "lease"], "the contract type included {}", "The dispute arises from a {} contract."),
-            n("damages_awarded_usd", 0.0, 2_000_000.0, 1000.0, "USD", "an award of at least ${}", "The court awarded ${} in damages."),
-            b("class_action_alleged", 0.1, false, "a class action was alleged", "The plaintiffs sued on behalf of a putative class."),
-            b("consequential_damages_analysis", 0.3, true, "consequential-damages analysis", "We address whether lost profits were recoverable as consequential damages."),
+            e(
+                "contract_type",
+                &["construction", "sale of goods", "employment", "lease"],
+                "the contract type included {}",
+                "The dispute arises from a {} contract.",
+            ),
+            n(
+                "damages_awarded_usd",
+                0.0,
+                2_000_000.0,
+                1000.0,
+                "USD",
+                "an award of at least ${}",
+                "The court awarded ${} in damages.",
+            ),
+            b(
+                "class_action_alleged",
+                0.1,
+                false,
+                "a class action was alleged",
+                "The plaintiffs sued on behalf of a putative class.",
+            ),
+            b(
+                "consequential_damages_analysis",
+                0.3,
+                true,
+                "consequential-damages analysis",
+                "We address whether lost profits were recoverable as consequential damages.",
+            ),
         ],
-        outcome: ("plaintiff_prevailed", "the plaintiff prevailing", "Judgment is entered for the plaintiff.", "Judgment is entered for the defendant."),
+        outcome: (
+            "plaintiff_prevailed",
+            "the plaintiff prevailing",
+            "Judgment is entered for the plaintiff.",
+            "Judgment is entered for the defendant.",
+        ),
     },
     Matter {
         key: "apa_review",
@@ -148,12 +304,42 @@ pub const MATTERS: &[Matter] = &[
         aliases: &["administrative law", "agency review"],
         practice_area: "administrative",
         feats: &[
-            e("agency", &["EPA", "DHS", "HHS", "DOL", "FCC"], "{} as the agency", "The petitioners challenge an action of the {}."),
-            n("penalty_amount_usd", 0.0, 1_000_000.0, 1000.0, "USD", "an agency penalty of at least ${}", "The agency assessed a civil penalty of ${}."),
-            b("final_agency_action", 0.8, false, "a final agency action", "The order under review is a final agency action."),
-            b("arbitrary_capricious_analysis", 0.55, true, "arbitrary-and-capricious review", "We ask whether the agency examined the relevant data and articulated a satisfactory explanation."),
+            e(
+                "agency",
+                &["EPA", "DHS", "HHS", "DOL", "FCC"],
+                "{} as the agency",
+                "The petitioners challenge an action of the {}.",
+            ),
+            n(
+                "penalty_amount_usd",
+                0.0,
+                1_000_000.0,
+                1000.0,
+                "USD",
+                "an agency penalty of at least ${}",
+                "The agency assessed a civil penalty of ${}.",
+            ),
+            b(
+                "final_agency_action",
+                0.8,
+                false,
+                "a final agency action",
+                "The order under review is a final agency action.",
+            ),
+            b(
+                "arbitrary_capricious_analysis",
+                0.55,
+                true,
+                "arbitrary-and-capricious review",
+                "We ask whether the agency examined the relevant data and articulated a satisfactory explanation.",
+            ),
         ],
-        outcome: ("remanded_to_agency", "the matter was remanded to the agency", "We vacate and remand to the agency.", "The petition is denied and the agency's decision stands."),
+        outcome: (
+            "remanded_to_agency",
+            "the matter was remanded to the agency",
+            "We vacate and remand to the agency.",
+            "The petition is denied and the agency's decision stands.",
+        ),
     },
 ];
 
@@ -193,12 +379,15 @@ fn render_num(v: f64) -> String {
 /// Build all cases.
 pub fn build(ctx: &Ctx) -> Vec<Case> {
     let mut rng = Rng::derive(ctx.seed, "legal_en");
-    let effects: Vec<Vec<f64>> =
-        MATTERS.iter().map(|m| m.feats.iter().map(|_| *rng.pick(&[-1.4, -0.8, 0.0, 0.0, 0.8, 1.4])).collect()).collect();
+    let effects: Vec<Vec<f64>> = MATTERS
+        .iter()
+        .map(|m| m.feats.iter().map(|_| *rng.pick(&[-1.4, -0.8, 0.0, 0.0, 0.8, 1.4])).collect())
+        .collect();
     let mut seen = BTreeSet::new();
     let mut cases = Vec::with_capacity(ctx.scale.en_cases);
     while cases.len() < ctx.scale.en_cases {
-        let cluster = if rng.chance(0.2) { rng.range(100_000, 9_999_999) } else { rng.range(10_000_000, 11_999_999) } as u64;
+        let cluster =
+            if rng.chance(0.2) { rng.range(100_000, 9_999_999) } else { rng.range(10_000_000, 11_999_999) } as u64;
         if !seen.insert(cluster) {
             continue;
         }
@@ -233,12 +422,16 @@ pub fn build(ctx: &Ctx) -> Vec<Case> {
         let yes = rng.chance(1.0 / (1.0 + (-logit).exp()));
         sentences.push((if yes { m.outcome.2 } else { m.outcome.3 }).to_string());
         values.push((m.outcome.0, Some(json!(yes))));
-        let name = format!("{} v. {}", rng.pick(EN_SURNAMES), match m.key {
-            "drug_offense" => "United States".to_string(),
-            "asylum" => "Attorney General".to_string(),
-            "apa_review" => format!("{} Administrator", rng.pick(&["EPA", "Agency", "Secretary"])),
-            _ => format!("{} Corp.", rng.pick(EN_SURNAMES)),
-        });
+        let name = format!(
+            "{} v. {}",
+            rng.pick(EN_SURNAMES),
+            match m.key {
+                "drug_offense" => "United States".to_string(),
+                "asylum" => "Attorney General".to_string(),
+                "apa_review" => format!("{} Administrator", rng.pick(&["EPA", "Agency", "Secretary"])),
+                _ => format!("{} Corp.", rng.pick(EN_SURNAMES)),
+            }
+        );
         cases.push(Case {
             case_id: format!("cluster_{cluster}"),
             cluster,
@@ -407,8 +600,11 @@ pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
                 continue;
             }
             let chunk = sents.join(" ");
-            let bm25: String =
-                chunk.to_lowercase().chars().map(|ch| if ch.is_alphanumeric() || ch == ' ' { ch } else { ' ' }).collect();
+            let bm25: String = chunk
+                .to_lowercase()
+                .chars()
+                .map(|ch| if ch.is_alphanumeric() || ch == ' ' { ch } else { ' ' })
+                .collect();
             db.insert(
                 "search_document",
                 &[
@@ -426,19 +622,27 @@ pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
     db.finish()
 }
 
+/// Whether a case meets a condition (`None` when the feature is missing).
+type CaseTest = Box<dyn Fn(&Case) -> Option<bool>>;
+
 /// A condition on a case.
 struct Cond {
     phrase: String,
-    test: Box<dyn Fn(&Case) -> Option<bool>>,
+    test: CaseTest,
 }
 
 fn feat_cond(f: &Feat, cases: &[Case], mi: usize, rng: &mut Rng) -> Option<Cond> {
     let key = f.key;
     match f.kind {
-        Kind::Bool => Some(Cond { phrase: f.phrase.to_string(), test: Box::new(move |c| c.get(key).and_then(Value::as_bool)) }),
+        Kind::Bool => {
+            Some(Cond { phrase: f.phrase.to_string(), test: Box::new(move |c| c.get(key).and_then(Value::as_bool)) })
+        }
         Kind::Enum(vals) => {
             let v = *rng.pick(vals);
-            Some(Cond { phrase: f.phrase.replace("{}", v), test: Box::new(move |c| c.get(key).and_then(Value::as_str).map(|x| x == v)) })
+            Some(Cond {
+                phrase: f.phrase.replace("{}", v),
+                test: Box::new(move |c| c.get(key).and_then(Value::as_str).map(|x| x == v)),
+            })
         }
         Kind::Num(_, _, step, _) => {
             let mut vals: Vec<f64> =
@@ -472,7 +676,13 @@ fn count(cases: &[Case], mi: usize, ty: &'static str, conds: &[Cond], q: String)
         return None;
     }
     let n = hits.len();
-    Some(Task::new(ty, q, "Return the number of distinct cases satisfying all conditions, as an integer.", Value::Array(hits), json!(n)))
+    Some(Task::new(
+        ty,
+        q,
+        "Return the number of distinct cases satisfying all conditions, as an integer.",
+        Value::Array(hits),
+        json!(n),
+    ))
 }
 
 fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
@@ -482,30 +692,60 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
     let sem: Vec<&Feat> = m.feats.iter().filter(|f| f.semantic).collect();
     match ty {
         "sql" => {
-            let cond = if rng.chance(0.25) { outcome_cond(m) } else { { let f = *rng.pick(&plain); feat_cond(f, cases, mi, rng) }? };
+            let cond = if rng.chance(0.25) {
+                outcome_cond(m)
+            } else {
+                {
+                    let f = *rng.pick(&plain);
+                    feat_cond(f, cases, mi, rng)
+                }?
+            };
             let q = match rng.below(4) {
                 0 => format!("Within the {} caseload, how many cases met this condition: {}?", m.display, cond.phrase),
-                1 => format!("For the {} docket, how many distinct cases had this characteristic: {}?", m.display, cond.phrase),
+                1 => format!(
+                    "For the {} docket, how many distinct cases had this characteristic: {}?",
+                    m.display, cond.phrase
+                ),
                 2 => format!("Looking only at {} cases, what was the count for which {}?", m.display, cond.phrase),
                 _ => format!("How many {} cases satisfied the following criterion: {}?", m.display, cond.phrase),
             };
             count(cases, mi, ty, &[cond], q)
         }
         "semantic" => {
-            let cond = { let f = *rng.pick(&sem); feat_cond(f, cases, mi, rng) }?;
+            let cond = {
+                let f = *rng.pick(&sem);
+                feat_cond(f, cases, mi, rng)
+            }?;
             let q = match rng.below(3) {
-                0 => format!("Among cases involving {}, how many include an opinion discussion of {}?", m.display, cond.phrase),
-                1 => format!("For {} matters, how many cases have an opinion that substantively addresses {}?", m.display, cond.phrase),
+                0 => format!(
+                    "Among cases involving {}, how many include an opinion discussion of {}?",
+                    m.display, cond.phrase
+                ),
+                1 => format!(
+                    "For {} matters, how many cases have an opinion that substantively addresses {}?",
+                    m.display, cond.phrase
+                ),
                 _ => format!("In the {} caseload, how many opinions contain {}?", m.display, cond.phrase),
             };
             count(cases, mi, ty, &[cond], q)
         }
         _ => {
-            let a = { let f = *rng.pick(&plain); feat_cond(f, cases, mi, rng) }?;
-            let s = { let f = *rng.pick(&sem); feat_cond(f, cases, mi, rng) }?;
+            let a = {
+                let f = *rng.pick(&plain);
+                feat_cond(f, cases, mi, rng)
+            }?;
+            let s = {
+                let f = *rng.pick(&sem);
+                feat_cond(f, cases, mi, rng)
+            }?;
             let q = match rng.below(2) {
-                0 => format!("How many {} cases meet all criteria: {} together with {}?", m.display, a.phrase, s.phrase),
-                _ => format!("Looking only at {} cases, how many satisfy this condition: {} and an opinion discussing {}?", m.display, a.phrase, s.phrase),
+                0 => {
+                    format!("How many {} cases meet all criteria: {} together with {}?", m.display, a.phrase, s.phrase)
+                }
+                _ => format!(
+                    "Looking only at {} cases, how many satisfy this condition: {} and an opinion discussing {}?",
+                    m.display, a.phrase, s.phrase
+                ),
             };
             count(cases, mi, ty, &[a, s], q)
         }
@@ -529,8 +769,25 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
     let m = &MATTERS[mi];
     let plain: Vec<&Feat> = m.feats.iter().filter(|f| !f.semantic).collect();
     let sem: Vec<&Feat> = m.feats.iter().filter(|f| f.semantic).collect();
-    let x = if ty == "structured" { { let f = *rng.pick(&plain); feat_cond(f, cases, mi, rng) }? } else { { let f = *rng.pick(&sem); feat_cond(f, cases, mi, rng) }? };
-    let restrict = if ty == "multi_step" { Some({ let f = *rng.pick(&plain); feat_cond(f, cases, mi, rng) }?) } else { None };
+    let x = if ty == "structured" {
+        {
+            let f = *rng.pick(&plain);
+            feat_cond(f, cases, mi, rng)
+        }?
+    } else {
+        {
+            let f = *rng.pick(&sem);
+            feat_cond(f, cases, mi, rng)
+        }?
+    };
+    let restrict = if ty == "multi_step" {
+        Some({
+            let f = *rng.pick(&plain);
+            feat_cond(f, cases, mi, rng)
+        }?)
+    } else {
+        None
+    };
     let y = m.outcome.0;
     let (mut a, mut b, mut c, mut d) = (0u64, 0u64, 0u64, 0u64);
     let mut ids = Vec::new();

@@ -95,18 +95,19 @@ pub(crate) struct Built {
 pub(crate) fn build_into(options: &SampleOptions, root: &Path) -> Result<Built> {
     let ctx = Ctx { seed: options.seed, scale: options.size.scale() };
     let corpus = root.join("corpus");
-    let mut outputs = Vec::new();
-    outputs.push(finance_zh::generate(&ctx, &corpus)?);
-    outputs.push(zh_rules::generate(&ctx, &corpus)?);
-    outputs.push(finance_en::generate(&ctx, &corpus)?);
     // RegBench tasks come before FinAuditing in finance/en/prescriptive.json, as in the release.
-    outputs.push(capital::generate(&ctx, &corpus)?);
-    outputs.push(audit::generate(&ctx, &corpus)?);
-    outputs.push(legal_zh::generate(&ctx, &corpus)?);
-    outputs.push(statutes::generate(&ctx, &corpus)?);
-    outputs.push(legal_en::generate(&ctx, &corpus)?);
-    outputs.push(precedents::generate(&ctx, &corpus)?);
-    outputs.push(science::generate(&ctx, &corpus)?);
+    let outputs = vec![
+        finance_zh::generate(&ctx, &corpus)?,
+        zh_rules::generate(&ctx, &corpus)?,
+        finance_en::generate(&ctx, &corpus)?,
+        capital::generate(&ctx, &corpus)?,
+        audit::generate(&ctx, &corpus)?,
+        legal_zh::generate(&ctx, &corpus)?,
+        statutes::generate(&ctx, &corpus)?,
+        legal_en::generate(&ctx, &corpus)?,
+        precedents::generate(&ctx, &corpus)?,
+        science::generate(&ctx, &corpus)?,
+    ];
     let mut groups: Vec<(TaskGroup, Vec<Task>)> = Vec::new();
     let mut rows = Vec::new();
     for out in outputs {

@@ -67,8 +67,10 @@ pub const ZH_RISKS: &[(&str, &str)] = &[
 ];
 
 /// Chinese surnames for parties.
-pub const ZH_SURNAMES: &[&str] =
-    &["王", "李", "张", "刘", "陈", "杨", "黄", "赵", "吴", "周", "徐", "孙", "马", "朱", "胡", "郭", "何", "林", "罗", "高"];
+pub const ZH_SURNAMES: &[&str] = &[
+    "王", "李", "张", "刘", "陈", "杨", "黄", "赵", "吴", "周", "徐", "孙", "马", "朱", "胡", "郭", "何", "林", "罗",
+    "高",
+];
 
 /// (province abbreviation, city, district court names).
 pub const ZH_COURTS: &[(&str, &str, &[&str])] = &[
@@ -84,9 +86,34 @@ pub const ZH_COURTS: &[(&str, &str, &[&str])] = &[
 
 /// English name stems.
 pub const EN_STEMS: &[&str] = &[
-    "Northwind", "Bluestone", "Cedar Ridge", "Harborview", "Summit", "Ironwood", "Meridian", "Pioneer", "Silverline",
-    "Redwood", "Granite Peak", "Lakeshore", "Keystone", "Evergreen", "Falcon", "Orion", "Atlas", "Beacon", "Crescent",
-    "Prairie", "Copperfield", "Westbrook", "Brightwater", "Stonegate", "Tidewater", "Highland", "Sterling", "Maple Leaf",
+    "Northwind",
+    "Bluestone",
+    "Cedar Ridge",
+    "Harborview",
+    "Summit",
+    "Ironwood",
+    "Meridian",
+    "Pioneer",
+    "Silverline",
+    "Redwood",
+    "Granite Peak",
+    "Lakeshore",
+    "Keystone",
+    "Evergreen",
+    "Falcon",
+    "Orion",
+    "Atlas",
+    "Beacon",
+    "Crescent",
+    "Prairie",
+    "Copperfield",
+    "Westbrook",
+    "Brightwater",
+    "Stonegate",
+    "Tidewater",
+    "Highland",
+    "Sterling",
+    "Maple Leaf",
 ];
 
 /// An English industry bucket: bucket name, SIC codes with descriptions, name nouns.
@@ -167,11 +194,20 @@ pub const EN_DRIVERS_DOWN: &[&str] = &[
 
 /// English risk topics: (topic, verbatim sentence used in Item 1A).
 pub const EN_RISKS: &[(&str, &str)] = &[
-    ("supply chain disruption", "Disruptions at a limited number of suppliers could delay shipments and increase our costs."),
+    (
+        "supply chain disruption",
+        "Disruptions at a limited number of suppliers could delay shipments and increase our costs.",
+    ),
     ("cybersecurity", "A breach of our information systems could expose confidential data and interrupt operations."),
     ("interest rates", "Rising interest rates would increase the cost of servicing our variable-rate debt."),
-    ("climate-related regulation", "New climate-related disclosure and emissions rules may require significant compliance spending."),
-    ("customer concentration", "Our largest customers account for a significant share of revenue and may reduce purchases."),
+    (
+        "climate-related regulation",
+        "New climate-related disclosure and emissions rules may require significant compliance spending.",
+    ),
+    (
+        "customer concentration",
+        "Our largest customers account for a significant share of revenue and may reduce purchases.",
+    ),
     ("foreign currency", "Fluctuations in exchange rates affect the translated value of our international results."),
     ("labor availability", "Shortages of skilled labor could constrain our ability to meet customer demand."),
     ("commodity prices", "Volatile prices for steel, resin and energy can compress our gross margin."),
@@ -187,6 +223,28 @@ pub const EN_GIVEN: &[&str] = &[
 
 /// English surnames.
 pub const EN_SURNAMES: &[&str] = &[
-    "Smith", "Johnson", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez", "Anderson", "Taylor", "Thomas", "Moore",
-    "Jackson", "Lee", "Walker", "Hall", "Young", "King", "Wright", "Lopez", "Hill", "Nguyen", "Patel", "Kim", "Chen",
+    "Smith",
+    "Johnson",
+    "Garcia",
+    "Miller",
+    "Davis",
+    "Rodriguez",
+    "Martinez",
+    "Anderson",
+    "Taylor",
+    "Thomas",
+    "Moore",
+    "Jackson",
+    "Lee",
+    "Walker",
+    "Hall",
+    "Young",
+    "King",
+    "Wright",
+    "Lopez",
+    "Hill",
+    "Nguyen",
+    "Patel",
+    "Kim",
+    "Chen",
 ];

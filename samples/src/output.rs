@@ -135,7 +135,10 @@ pub(crate) fn generate(options: &SampleOptions, out_dir: &Path) -> Result<Sample
     }
     let name = out_dir
         .file_name()
-        .ok_or_else(|| Error::OutputDir { path: out_dir.to_path_buf(), message: "has no folder name; pass a folder path".into() })?
+        .ok_or_else(|| Error::OutputDir {
+            path: out_dir.to_path_buf(),
+            message: "has no folder name; pass a folder path".into(),
+        })?
         .to_string_lossy()
         .into_owned();
     let parent = match out_dir.parent() {

@@ -45,8 +45,10 @@ const FORCE: &[&str] = &[
     "pepper-sprayed a protester who was standing still on a sidewalk",
 ];
 
-const GOODS: &[&str] = &["industrial ovens", "custom display cases", "used delivery vans", "bulk coffee beans", "printing presses"];
-const HAZARDS: &[&str] = &["spilled yogurt", "a puddle from a leaking cooler", "loose grapes", "a torn floor mat", "spilled detergent"];
+const GOODS: &[&str] =
+    &["industrial ovens", "custom display cases", "used delivery vans", "bulk coffee beans", "printing presses"];
+const HAZARDS: &[&str] =
+    &["spilled yogurt", "a puddle from a leaking cooler", "loose grapes", "a torn floor mat", "spilled detergent"];
 
 fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
     match kind {
@@ -56,14 +58,22 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             let tenure = rng.range(2, 19);
             let facts = format!(
                 "After {tenure} years as a {job}, {{P}} was discharged for {violation}. The employer documented both violations. {} {{P}} alleges race discrimination under Title VII.",
-                if comparator { "A coworker of a different race who committed the same violations was given only a warning." } else { "No other employee with similar violations was treated more favorably." }
+                if comparator {
+                    "A coworker of a different race who committed the same violations was given only a warning."
+                } else {
+                    "No other employee with similar violations was treated more favorably."
+                }
             );
             let holding = if comparator {
                 "Yes. Under the Title VII burden-shifting framework, after the employer offers a legitimate, nondiscriminatory reason the plaintiff must show pretext; evidence that a similarly situated coworker outside the protected class committed the same violations and was only warned is sufficient evidence of pretext, so the claim survives summary judgment."
             } else {
                 "No. Under the Title VII burden-shifting framework, the documented policy violations are a legitimate, nondiscriminatory reason for discharge, and without comparator or other evidence that this reason was pretextual the claim fails."
             };
-            Scenario { facts, question: "Does this record support a Title VII discrimination claim?".into(), holding: holding.into() }
+            Scenario {
+                facts,
+                question: "Does this record support a Title VII discrimination claim?".into(),
+                holding: holding.into(),
+            }
         }
         1 => {
             let act = *rng.pick(FORCE);
@@ -71,29 +81,53 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             let prior = rng.chance(0.5);
             let facts = format!(
                 "In {year} a police officer, {{O}}, {act}. {{P}} sued the officer under Section 1983. {}",
-                if prior { format!("A published circuit decision from {} had held materially identical conduct unconstitutional.", year - rng.range(2, 8)) } else { "No prior decision of the Supreme Court or the circuit addressed materially similar conduct.".into() }
+                if prior {
+                    format!(
+                        "A published circuit decision from {} had held materially identical conduct unconstitutional.",
+                        year - rng.range(2, 8)
+                    )
+                } else {
+                    "No prior decision of the Supreme Court or the circuit addressed materially similar conduct.".into()
+                }
             );
             let holding = if prior {
                 "No, the officer is not entitled to qualified immunity. Qualified immunity protects officials unless they violated a clearly established right; a prior circuit decision holding materially identical conduct unconstitutional gave fair warning, so the right was clearly established."
             } else {
                 "Yes, the officer is entitled to qualified immunity. Even if the conduct violated the Constitution, no controlling precedent addressed materially similar facts, so the right was not clearly established at the time."
             };
-            Scenario { facts, question: "Is the officer entitled to qualified immunity?".into(), holding: holding.into() }
+            Scenario {
+                facts,
+                question: "Is the officer entitled to qualified immunity?".into(),
+                holding: holding.into(),
+            }
         }
         2 => {
             let minutes = rng.range(7, 25);
-            let reason = *rng.pick(&["speeding", "a broken taillight", "an expired registration", "failing to signal a lane change"]);
+            let reason = *rng.pick(&[
+                "speeding",
+                "a broken taillight",
+                "an expired registration",
+                "failing to signal a lane change",
+            ]);
             let suspicion = rng.chance(0.5);
             let facts = format!(
                 "An officer stopped {{P}} for {reason}. After writing the citation, the officer held {{P}} for another {minutes} minutes to conduct a dog sniff, which led to the discovery of drugs. {}",
-                if suspicion { "Before the citation was complete, the officer smelled marijuana and saw a digital scale on the seat." } else { "Nothing during the stop suggested criminal activity beyond the traffic violation." }
+                if suspicion {
+                    "Before the citation was complete, the officer smelled marijuana and saw a digital scale on the seat."
+                } else {
+                    "Nothing during the stop suggested criminal activity beyond the traffic violation."
+                }
             );
             let holding = if suspicion {
                 "No, the evidence is not suppressed. A traffic stop may be prolonged beyond its mission only with reasonable suspicion; the odor of marijuana and the scale observed during the stop supplied that suspicion, so extending the stop for the dog sniff was lawful."
             } else {
                 "Yes, the evidence must be suppressed. Authority for a traffic stop ends when its tasks are or reasonably should be completed; prolonging the stop for a dog sniff without independent reasonable suspicion violates the Fourth Amendment."
             };
-            Scenario { facts, question: "Must the evidence found in the dog sniff be suppressed?".into(), holding: holding.into() }
+            Scenario {
+                facts,
+                question: "Must the evidence found in the dog sniff be suppressed?".into(),
+                holding: holding.into(),
+            }
         }
         3 => {
             let goods = *rng.pick(GOODS);
@@ -101,7 +135,11 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             let exception = rng.chance(0.5);
             let facts = format!(
                 "{{P}} orally agreed to buy {goods} from {{O}} for ${price}. No signed writing exists. {} {{P}} later refused the goods and invokes the statute of frauds.",
-                if exception { "The goods were specially manufactured for {P}, were not suitable for sale to others, and {O} had substantially begun their manufacture." } else { "The goods were standard inventory that {O} could resell to other buyers." }
+                if exception {
+                    "The goods were specially manufactured for {P}, were not suitable for sale to others, and {O} had substantially begun their manufacture."
+                } else {
+                    "The goods were standard inventory that {O} could resell to other buyers."
+                }
             );
             let holding = if exception {
                 "Yes, the contract is enforceable. A contract for the sale of goods for $500 or more generally requires a signed writing, but the specially manufactured goods exception applies when the goods are not suitable for sale to others and the seller has substantially begun their manufacture."
@@ -117,7 +155,11 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             let notice = minutes >= 30 && !inspected;
             let facts = format!(
                 "{{P}} slipped on {hazard} in an aisle of {{O}}'s grocery store. Video shows the hazard had been on the floor for {minutes} minutes. {}",
-                if inspected { "An employee had walked the aisle and inspected it five minutes before the fall." } else { "The store's inspection log shows no inspection of that aisle during that time." }
+                if inspected {
+                    "An employee had walked the aisle and inspected it five minutes before the fall."
+                } else {
+                    "The store's inspection log shows no inspection of that aisle during that time."
+                }
             );
             let holding = if notice {
                 "Yes, the store is liable. A business owes invitees reasonable care and is liable for a hazard it knew of or would have discovered through reasonable inspection; a hazard left for this long without any inspection gives constructive notice."
@@ -131,7 +173,11 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             let custodial = rng.chance(0.5);
             let facts = format!(
                 "Detectives questioned {{P}} for {hours} hours about a burglary without giving Miranda warnings. {}",
-                if custodial { "The questioning took place in a locked interrogation room at the station, and {P} asked to leave but was told to stay." } else { "The questioning took place at {P}'s kitchen table, and the detectives told {P} at the outset that {P} was free to end the interview at any time." }
+                if custodial {
+                    "The questioning took place in a locked interrogation room at the station, and {P} asked to leave but was told to stay."
+                } else {
+                    "The questioning took place at {P}'s kitchen table, and the detectives told {P} at the outset that {P} was free to end the interview at any time."
+                }
             );
             let holding = if custodial {
                 "Yes, the statements must be suppressed. Miranda warnings are required before custodial interrogation; a reasonable person held in a locked room and told to stay would not feel free to leave, so the questioning was custodial."
@@ -156,7 +202,12 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         let (p, o) = (person(&mut rng), person(&mut rng));
         let text = format!(
             "{p} v. {o}\n{} ({})\n\nFACTS: {}\n\nQUESTION: {}\n\nHOLDING: {}",
-            rng.pick(&["Court of Appeals, Ninth Circuit", "Court of Appeals, Fifth Circuit", "Supreme Court of Ohio", "Court of Appeals of Texas"]),
+            rng.pick(&[
+                "Court of Appeals, Ninth Circuit",
+                "Court of Appeals, Fifth Circuit",
+                "Supreme Court of Ohio",
+                "Court of Appeals of Texas"
+            ]),
             rng.range(1995, 2023),
             s.facts.replace("{P}", &p).replace("{O}", &o),
             s.question,

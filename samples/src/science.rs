@@ -49,23 +49,52 @@ struct Section {
 }
 
 const POPULATIONS: &[&str] = &[
-    "adults with type 2 diabetes", "older adults with hypertension", "children with persistent asthma",
-    "adults with major depressive disorder", "patients after total knee arthroplasty", "adults with chronic low back pain",
-    "pregnant women with gestational diabetes", "patients with chronic heart failure", "adults with obesity",
-    "patients with chronic kidney disease", "postmenopausal women", "nursing-home residents",
+    "adults with type 2 diabetes",
+    "older adults with hypertension",
+    "children with persistent asthma",
+    "adults with major depressive disorder",
+    "patients after total knee arthroplasty",
+    "adults with chronic low back pain",
+    "pregnant women with gestational diabetes",
+    "patients with chronic heart failure",
+    "adults with obesity",
+    "patients with chronic kidney disease",
+    "postmenopausal women",
+    "nursing-home residents",
 ];
 const INTERVENTIONS: &[&str] = &[
-    "supervised aerobic exercise", "mindfulness-based stress reduction", "vitamin D supplementation", "nurse-led telemonitoring",
-    "a low-carbohydrate diet", "cognitive behavioural therapy", "high-intensity interval training", "probiotic supplementation",
-    "a smartphone self-management app", "acupuncture",
+    "supervised aerobic exercise",
+    "mindfulness-based stress reduction",
+    "vitamin D supplementation",
+    "nurse-led telemonitoring",
+    "a low-carbohydrate diet",
+    "cognitive behavioural therapy",
+    "high-intensity interval training",
+    "probiotic supplementation",
+    "a smartphone self-management app",
+    "acupuncture",
 ];
 const OUTCOMES: &[&str] = &[
-    "HbA1c", "systolic blood pressure", "depressive symptom scores", "pain intensity", "hospital readmissions", "body weight",
-    "fall incidence", "quality-of-life scores", "emergency department visits", "fasting glucose",
+    "HbA1c",
+    "systolic blood pressure",
+    "depressive symptom scores",
+    "pain intensity",
+    "hospital readmissions",
+    "body weight",
+    "fall incidence",
+    "quality-of-life scores",
+    "emergency department visits",
+    "fasting glucose",
 ];
 const EXPOSURES: &[&str] = &[
-    "short sleep duration", "sedentary screen time", "long-term PM2.5 exposure", "night-shift work", "ultra-processed food intake",
-    "social isolation", "obstructive sleep apnea", "periodontal disease",
+    "short sleep duration",
+    "sedentary screen time",
+    "long-term PM2.5 exposure",
+    "night-shift work",
+    "ultra-processed food intake",
+    "social isolation",
+    "obstructive sleep apnea",
+    "periodontal disease",
 ];
 const TESTS: &[(&str, &str)] = &[
     ("a plasma microRNA panel", "colorectal cancer"),
@@ -79,22 +108,50 @@ const THEMES: &[(&str, &str, &[&str])] = &[
     (
         "barriers to telemedicine adoption",
         "barriers",
-        &["limited internet connectivity", "high equipment costs", "low digital literacy", "privacy concerns", "lack of staff training", "language barriers"],
+        &[
+            "limited internet connectivity",
+            "high equipment costs",
+            "low digital literacy",
+            "privacy concerns",
+            "lack of staff training",
+            "language barriers",
+        ],
     ),
     (
         "facilitators of influenza vaccine uptake",
         "facilitators",
-        &["physician recommendation", "free vaccination", "workplace vaccination clinics", "reminder messages", "trust in health authorities", "prior vaccination"],
+        &[
+            "physician recommendation",
+            "free vaccination",
+            "workplace vaccination clinics",
+            "reminder messages",
+            "trust in health authorities",
+            "prior vaccination",
+        ],
     ),
     (
         "reasons for antibiotic non-adherence",
         "reasons",
-        &["early symptom relief", "adverse effects", "forgetting doses", "complex dosing schedules", "medication costs", "misconceptions about resistance"],
+        &[
+            "early symptom relief",
+            "adverse effects",
+            "forgetting doses",
+            "complex dosing schedules",
+            "medication costs",
+            "misconceptions about resistance",
+        ],
     ),
     (
         "risk factors for nurse burnout",
         "risk factors",
-        &["high workload", "night shifts", "low staffing levels", "lack of managerial support", "workplace violence", "long commuting times"],
+        &[
+            "high workload",
+            "night shifts",
+            "low staffing levels",
+            "lack of managerial support",
+            "workplace violence",
+            "long commuting times",
+        ],
     ),
 ];
 const DESIGNS: &[(&str, &str)] = &[
@@ -105,8 +162,16 @@ const DESIGNS: &[(&str, &str)] = &[
 ];
 const SETTINGS: &[&str] = &["hospital-based", "community-based", "primary-care", "school-based"];
 const JOURNALS: &[&str] = &[
-    "Journal of Clinical Medicine", "BMC Public Health", "PLoS One", "BMJ Open", "Frontiers in Medicine", "Clinical Nutrition",
-    "Preventive Medicine", "Journal of Internal Medicine", "International Journal of Nursing Studies", "Diagnostics",
+    "Journal of Clinical Medicine",
+    "BMC Public Health",
+    "PLoS One",
+    "BMJ Open",
+    "Frontiers in Medicine",
+    "Clinical Nutrition",
+    "Preventive Medicine",
+    "Journal of Internal Medicine",
+    "International Journal of Nursing Studies",
+    "Diagnostics",
 ];
 
 /// The synthesis a topic asks for.
@@ -121,8 +186,14 @@ enum Kind {
 }
 
 impl Kind {
-    const ALL: [Kind; 6] =
-        [Kind::DominantCategory, Kind::MainFactors, Kind::StudyPattern, Kind::Effect, Kind::Association, Kind::Diagnostic];
+    const ALL: [Kind; 6] = [
+        Kind::DominantCategory,
+        Kind::MainFactors,
+        Kind::StudyPattern,
+        Kind::Effect,
+        Kind::Association,
+        Kind::Diagnostic,
+    ];
 
     fn type_name(self) -> &'static str {
         match self {
@@ -188,84 +259,115 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         // Redraw a topic whose eligible studies leave the synthesis tied.
         let mut attempt = 0;
         let (population, other_population, cutoff, excluded_design, exposure, outcome, comparison, theme, studies, gt) = loop {
-        attempt += 1;
-        if attempt > 100 {
-            return Err(crate::Error::bug(format!("science: topic {topic} has no clear synthesis after 100 draws")));
-        }
-        let population = *rng.pick(POPULATIONS);
-        let other_population = POPULATIONS[(POPULATIONS.iter().position(|p| *p == population).unwrap_or(0) + 1) % POPULATIONS.len()];
-        let cutoff = rng.range(2016, 2023);
-        let excluded_design = if kind == Kind::Effect { 2 } else { 3 };
-        let (exposure, outcome, comparison) = match kind {
-            Kind::Effect => (*rng.pick(INTERVENTIONS), *rng.pick(OUTCOMES), "usual care or placebo"),
-            Kind::Association => (*rng.pick(EXPOSURES), *rng.pick(OUTCOMES), "individuals with lower or no exposure"),
-            Kind::Diagnostic => {
-                let (t, target) = *rng.pick(TESTS);
-                (t, target, "reference-standard diagnosis")
+            attempt += 1;
+            if attempt > 100 {
+                return Err(crate::Error::bug(format!(
+                    "science: topic {topic} has no clear synthesis after 100 draws"
+                )));
             }
-            Kind::MainFactors => {
-                let (theme, _, _) = *rng.pick(THEMES);
-                (theme, theme, "not applicable")
-            }
-            _ => (*rng.pick(EXPOSURES), *rng.pick(OUTCOMES), "individuals with lower or no exposure"),
-        };
-        let theme = THEMES.iter().find(|t| t.0 == exposure);
-        // Topic-level tendencies so that the synthesis has a clear answer.
-        let lead_design = rng.below(DESIGNS.len());
-        let lead_design = if lead_design == excluded_design { (lead_design + 1) % DESIGNS.len() } else { lead_design };
-        let lead_setting = rng.below(SETTINGS.len());
-        let direction: i8 = *rng.pick(&[-1, 1, 1, -1, 0]);
-        let auc_center = *rng.pick(&[0.9, 0.78, 0.64]);
-        let factor_weights: Vec<f64> = (0..6).map(|k| [6.0, 4.5, 3.2, 1.2, 0.8, 0.5][k] * rng.uniform(0.9, 1.1)).collect();
-        let mut studies = Vec::new();
-        for k in 0..sc.articles_per_topic {
-            next_id += 1 + rng.below(3) as u64;
-            let distractor = k >= sc.articles_per_topic * 7 / 10;
-            let mut design = if kind == Kind::Effect && !distractor {
-                0
-            } else {
-                let mut w = [1.0; 4];
-                w[lead_design] = 4.0;
-                w[excluded_design] = 0.0;
-                weighted(&mut rng, &w)
-            };
-            let mut w = [1.0; 4];
-            w[lead_setting] = 4.0;
-            let setting = weighted(&mut rng, &w);
-            let finding = match kind {
-                Kind::Effect | Kind::Association => {
-                    let d = if rng.chance(0.75) { direction } else { *rng.pick(&[-1, 0, 1]) };
-                    Finding::Direction(d)
+            let population = *rng.pick(POPULATIONS);
+            let other_population =
+                POPULATIONS[(POPULATIONS.iter().position(|p| *p == population).unwrap_or(0) + 1) % POPULATIONS.len()];
+            let cutoff = rng.range(2016, 2023);
+            let excluded_design = if kind == Kind::Effect { 2 } else { 3 };
+            let (exposure, outcome, comparison) = match kind {
+                Kind::Effect => (*rng.pick(INTERVENTIONS), *rng.pick(OUTCOMES), "usual care or placebo"),
+                Kind::Association => {
+                    (*rng.pick(EXPOSURES), *rng.pick(OUTCOMES), "individuals with lower or no exposure")
                 }
-                Kind::Diagnostic => Finding::Auc(((auc_center + rng.uniform(-0.06, 0.06)) * 1000.0f64).round() / 1000.0),
+                Kind::Diagnostic => {
+                    let (t, target) = *rng.pick(TESTS);
+                    (t, target, "reference-standard diagnosis")
+                }
                 Kind::MainFactors => {
-                    let mut f = Vec::new();
-                    while f.len() < 3 {
-                        let j = weighted(&mut rng, &factor_weights);
-                        if !f.contains(&j) {
-                            f.push(j);
-                        }
-                    }
-                    f.sort_unstable();
-                    Finding::Factors(f)
+                    let (theme, _, _) = *rng.pick(THEMES);
+                    (theme, theme, "not applicable")
                 }
-                _ => Finding::None,
+                _ => (*rng.pick(EXPOSURES), *rng.pick(OUTCOMES), "individuals with lower or no exposure"),
             };
-            if distractor && rng.chance(0.35) {
-                design = excluded_design;
+            let theme = THEMES.iter().find(|t| t.0 == exposure);
+            // Topic-level tendencies so that the synthesis has a clear answer.
+            let lead_design = rng.below(DESIGNS.len());
+            let lead_design =
+                if lead_design == excluded_design { (lead_design + 1) % DESIGNS.len() } else { lead_design };
+            let lead_setting = rng.below(SETTINGS.len());
+            let direction: i8 = *rng.pick(&[-1, 1, 1, -1, 0]);
+            let auc_center = *rng.pick(&[0.9, 0.78, 0.64]);
+            let factor_weights: Vec<f64> =
+                (0..6).map(|k| [6.0, 4.5, 3.2, 1.2, 0.8, 0.5][k] * rng.uniform(0.9, 1.1)).collect();
+            let mut studies = Vec::new();
+            for k in 0..sc.articles_per_topic {
+                next_id += 1 + rng.below(3) as u64;
+                let distractor = k >= sc.articles_per_topic * 7 / 10;
+                let mut design = if kind == Kind::Effect && !distractor {
+                    0
+                } else {
+                    let mut w = [1.0; 4];
+                    w[lead_design] = 4.0;
+                    w[excluded_design] = 0.0;
+                    weighted(&mut rng, &w)
+                };
+                let mut w = [1.0; 4];
+                w[lead_setting] = 4.0;
+                let setting = weighted(&mut rng, &w);
+                let finding = match kind {
+                    Kind::Effect | Kind::Association => {
+                        let d = if rng.chance(0.75) { direction } else { *rng.pick(&[-1, 0, 1]) };
+                        Finding::Direction(d)
+                    }
+                    Kind::Diagnostic => {
+                        Finding::Auc(((auc_center + rng.uniform(-0.06, 0.06)) * 1000.0f64).round() / 1000.0)
+                    }
+                    Kind::MainFactors => {
+                        let mut f = Vec::new();
+                        while f.len() < 3 {
+                            let j = weighted(&mut rng, &factor_weights);
+                            if !f.contains(&j) {
+                                f.push(j);
+                            }
+                        }
+                        f.sort_unstable();
+                        Finding::Factors(f)
+                    }
+                    _ => Finding::None,
+                };
+                if distractor && rng.chance(0.35) {
+                    design = excluded_design;
+                }
+                studies.push(Study { id: next_id, eligible: !distractor, design, setting, finding });
             }
-            studies.push(Study { id: next_id, eligible: !distractor, design, setting, finding });
-        }
-        let eligible: Vec<&Study> = studies.iter().filter(|s| s.eligible).collect();
-        if let Some(gt) = synthesis(kind, &eligible, exposure, outcome, comparison, population, theme) {
-            break (population, other_population, cutoff, excluded_design, exposure, outcome, comparison, theme, studies, gt);
-        }
+            let eligible: Vec<&Study> = studies.iter().filter(|s| s.eligible).collect();
+            if let Some(gt) = synthesis(kind, &eligible, exposure, outcome, comparison, population, theme) {
+                break (
+                    population,
+                    other_population,
+                    cutoff,
+                    excluded_design,
+                    exposure,
+                    outcome,
+                    comparison,
+                    theme,
+                    studies,
+                    gt,
+                );
+            }
         };
         // Distractor reasons: excluded design (set above), late publication, animal, population.
         for s in studies.iter().filter(|s| !s.eligible) {
             let reason = if s.design == excluded_design { 0 } else { 1 + (s.id % 3) as usize };
             let year = if reason == 1 { cutoff + rng.range(1, 3) } else { rng.range(cutoff - 12, cutoff) };
-            articles.push(article(&mut rng, s, kind, year, reason, population, other_population, exposure, outcome, theme));
+            articles.push(article(
+                &mut rng,
+                s,
+                kind,
+                year,
+                reason,
+                population,
+                other_population,
+                exposure,
+                outcome,
+                theme,
+            ));
         }
         for s in studies.iter().filter(|s| s.eligible) {
             let year = rng.range(cutoff - 12, cutoff);
@@ -277,12 +379,17 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
             Kind::Diagnostic => "Index test",
             _ => "Exposure",
         };
-        let designs_allowed: Vec<&str> =
-            (0..DESIGNS.len()).filter(|&d| d != excluded_design && (kind != Kind::Effect || d == 0)).map(|d| DESIGNS[d].1).collect();
+        let designs_allowed: Vec<&str> = (0..DESIGNS.len())
+            .filter(|&d| d != excluded_design && (kind != Kind::Effect || d == 0))
+            .map(|d| DESIGNS[d].1)
+            .collect();
         let question = match kind {
             Kind::DominantCategory => "Which study design predominates among the eligible studies?".to_string(),
             Kind::StudyPattern => "Which study setting is most common among the eligible studies?".to_string(),
-            Kind::MainFactors => format!("What are the three most frequently reported {} across the eligible studies?", theme.map_or("factors", |t| t.1)),
+            Kind::MainFactors => format!(
+                "What are the three most frequently reported {} across the eligible studies?",
+                theme.map_or("factors", |t| t.1)
+            ),
             Kind::Effect => format!("What is the overall direction of the effect of {exposure} on {outcome}?"),
             Kind::Association => format!("What is the direction of the association between {exposure} and {outcome}?"),
             Kind::Diagnostic => format!("How accurate is {exposure} for diagnosing {outcome}?"),
@@ -363,7 +470,10 @@ fn synthesis(
             if counts[order[2]] == counts[order[3]] {
                 return None;
             }
-            Some(format!("The main {noun} were {}, {} and {}.", factors[order[0]], factors[order[1]], factors[order[2]]))
+            Some(format!(
+                "The main {noun} were {}, {} and {}.",
+                factors[order[0]], factors[order[1]], factors[order[2]]
+            ))
         }
         Kind::Effect | Kind::Association => {
             let mut counts = [0usize; 3];
@@ -376,14 +486,19 @@ fn synthesis(
             Some(match (kind, winner) {
                 (Kind::Effect, 1) => format!("{} increases {outcome} relative to {comparison}.", capitalize(exposure)),
                 (Kind::Effect, -1) => format!("{} reduces {outcome} relative to {comparison}.", capitalize(exposure)),
-                (Kind::Effect, _) => format!("{} has no clear effect on {outcome} relative to {comparison}.", capitalize(exposure)),
+                (Kind::Effect, _) => {
+                    format!("{} has no clear effect on {outcome} relative to {comparison}.", capitalize(exposure))
+                }
                 (_, 1) => format!("Greater {exposure} is associated with higher {outcome} in {population}."),
                 (_, -1) => format!("Greater {exposure} is associated with lower {outcome} in {population}."),
-                _ => format!("{} shows no consistent association with {outcome} in {population}.", capitalize(exposure)),
+                _ => {
+                    format!("{} shows no consistent association with {outcome} in {population}.", capitalize(exposure))
+                }
             })
         }
         Kind::Diagnostic => {
-            let aucs: Vec<f64> = eligible.iter().filter_map(|s| if let Finding::Auc(a) = s.finding { Some(a) } else { None }).collect();
+            let aucs: Vec<f64> =
+                eligible.iter().filter_map(|s| if let Finding::Auc(a) = s.finding { Some(a) } else { None }).collect();
             if aucs.is_empty() {
                 return None;
             }
@@ -428,15 +543,21 @@ fn article(
         Finding::Direction(d) => {
             let verb = match (kind, d) {
                 (Kind::Effect, 1) => format!("{exposure} increased {outcome} compared with the control group"),
-                (Kind::Effect, -1) => format!("{exposure} significantly reduced {outcome} compared with the control group"),
-                (Kind::Effect, _) => format!("{exposure} did not significantly change {outcome} compared with the control group"),
+                (Kind::Effect, -1) => {
+                    format!("{exposure} significantly reduced {outcome} compared with the control group")
+                }
+                (Kind::Effect, _) => {
+                    format!("{exposure} did not significantly change {outcome} compared with the control group")
+                }
                 (_, 1) => format!("greater {exposure} was associated with higher {outcome}"),
                 (_, -1) => format!("greater {exposure} was associated with lower {outcome}"),
                 _ => format!("{exposure} was not associated with {outcome}"),
             };
             format!("Results: {verb}.")
         }
-        Finding::Auc(a) => format!("Results: {exposure} detected {outcome} with an area under the ROC curve of {a:.3}."),
+        Finding::Auc(a) => {
+            format!("Results: {exposure} detected {outcome} with an area under the ROC curve of {a:.3}.")
+        }
         Finding::Factors(f) => {
             let (_, noun, factors) = theme.copied().unwrap_or(("", "factors", &[]));
             let names: Vec<&str> = f.iter().filter_map(|&j| factors.get(j).copied()).collect();
@@ -445,10 +566,16 @@ fn article(
         Finding::None => format!("Results: {exposure} was examined in relation to {outcome}."),
     };
     let title = match kind {
-        Kind::Effect => format!("Effect of {exposure} on {outcome} in {}: a {design}", if animal { "a murine model" } else { pop }),
+        Kind::Effect => {
+            format!("Effect of {exposure} on {outcome} in {}: a {design}", if animal { "a murine model" } else { pop })
+        }
         Kind::Diagnostic => format!("Diagnostic accuracy of {exposure} for {outcome}: a {setting} {design}"),
         Kind::MainFactors => format!("{} among {pop}: a {setting} {design}", capitalize(exposure)),
-        _ => format!("{} and {outcome} in {}: a {setting} {design}", capitalize(exposure), if animal { "mice" } else { pop }),
+        _ => format!(
+            "{} and {outcome} in {}: a {setting} {design}",
+            capitalize(exposure),
+            if animal { "mice" } else { pop }
+        ),
     };
     let abstract_text = format!(
         "Background: evidence on {exposure} and {outcome} remains limited. Methods: this {setting} {design} enrolled {subjects}. {finding} Conclusion: the findings inform practice for {pop}."
@@ -457,7 +584,10 @@ fn article(
     let sections = if full {
         vec![
             Section { heading: "introduction".into(), text: format!("Interest in {exposure} among {pop} has grown.") },
-            Section { heading: "methods".into(), text: format!("We conducted a {setting} {design} including {subjects}.") },
+            Section {
+                heading: "methods".into(),
+                text: format!("We conducted a {setting} {design} including {subjects}."),
+            },
             Section { heading: "results".into(), text: finding.clone() },
             Section { heading: "discussion".into(), text: format!("Our results add to the evidence on {outcome}.") },
         ]

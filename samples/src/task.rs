@@ -24,7 +24,13 @@ pub struct Task {
 impl Task {
     /// A task of a named type.
     pub fn new(task_type: &str, query: String, instruction: &str, evidence: Value, ground_truth: Value) -> Task {
-        Task { task_type: Some(task_type.to_string()), query, instruction: instruction.to_string(), evidence, ground_truth }
+        Task {
+            task_type: Some(task_type.to_string()),
+            query,
+            instruction: instruction.to_string(),
+            evidence,
+            ground_truth,
+        }
     }
 }
 
@@ -72,8 +78,7 @@ pub fn write_group(query_dir: &Path, group: TaskGroup, tasks: &[Task]) -> Result
             ground_truth: &t.ground_truth,
         })
         .collect();
-    let mut bytes =
-        serde_json::to_vec_pretty(&records).map_err(|source| Error::Json { path: path.clone(), source })?;
+    let mut bytes = serde_json::to_vec_pretty(&records).map_err(|source| Error::Json { path: path.clone(), source })?;
     bytes.push(b'\n');
     fs_err::File::create(&path)?.write_all(&bytes)?;
     Ok(records.len())

@@ -153,7 +153,12 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     for (law, item, content) in core_rules() {
         for k in 0..law.revisions.len() {
             id += 1;
-            records.push(RuleRecord { id, law_name: law.name_at(k), item: item.into(), content: hard_wrap(&content, 24) });
+            records.push(RuleRecord {
+                id,
+                law_name: law.name_at(k),
+                item: item.into(),
+                content: hard_wrap(&content, 24),
+            });
         }
     }
     for n in 0..ctx.scale.zh_rule_extra {
@@ -188,12 +193,14 @@ fn law_item(law: String, item: &str) -> Value {
     json!({"law": law, "item": item})
 }
 
-const INSTRUCTION: &str =
-    "请根据题目所述公告事实和适用的监管规则，判断披露时限、审议程序或后续动作是否符合要求，先给出“符合”“不符合”或“无法判断”的结论，再说明理由；回答不超过220字。";
+const INSTRUCTION: &str = "请根据题目所述公告事实和适用的监管规则，判断披露时限、审议程序或后续动作是否符合要求，先给出“符合”“不符合”或“无法判断”的结论，再说明理由；回答不超过220字。";
 
 fn company(rng: &mut Rng) -> (String, String) {
     let ind = rng.pick(ZH_INDUSTRIES);
-    (format!("{}{}", rng.pick(ZH_BRANDS), ind.word), format!("{}{:03}", rng.pick(&["600", "601", "603", "688"]), rng.below(1000)))
+    (
+        format!("{}{}", rng.pick(ZH_BRANDS), ind.word),
+        format!("{}{:03}", rng.pick(&["600", "601", "603", "688"]), rng.below(1000)),
+    )
 }
 
 fn task(rng: &mut Rng) -> Option<Task> {
@@ -223,14 +230,34 @@ fn task(rng: &mut Rng) -> Option<Task> {
             let (verdict, why) = if !mandatory {
                 ("符合", "净利润变动幅度未达到50%，不属于应当强制预告的情形，公司自愿预告不违反规定".to_string())
             } else if announced <= deadline {
-                ("符合", format!("该情形属于应当预告的情形，应于{}前披露，公司于{}披露，未超过期限", deadline.zh(), announced.zh()))
+                (
+                    "符合",
+                    format!(
+                        "该情形属于应当预告的情形，应于{}前披露，公司于{}披露，未超过期限",
+                        deadline.zh(),
+                        announced.zh()
+                    ),
+                )
             } else {
-                ("不符合", format!("该情形属于应当预告的情形，应于{}前披露，公司迟至{}才披露，超过期限", deadline.zh(), announced.zh()))
+                (
+                    "不符合",
+                    format!(
+                        "该情形属于应当预告的情形，应于{}前披露，公司迟至{}才披露，超过期限",
+                        deadline.zh(),
+                        announced.zh()
+                    ),
+                )
             };
             let gt = format!(
                 "{verdict}。根据《{law}》5.1.1条，年度净利润为负、扭亏为盈或变动50%以上的，应在会计年度结束后{FORECAST_MONTHS}个月内预告；{why}。"
             );
-            Some(Task { task_type: None, query: q, instruction: INSTRUCTION.into(), evidence: json!([law_item(law.clone(), "5.1.1条"), law_item(law, "2.1.1条")]), ground_truth: json!(gt) })
+            Some(Task {
+                task_type: None,
+                query: q,
+                instruction: INSTRUCTION.into(),
+                evidence: json!([law_item(law.clone(), "5.1.1条"), law_item(law, "2.1.1条")]),
+                ground_truth: json!(gt),
+            })
         }
         1 => {
             // Board resolution announcement.
@@ -254,13 +281,31 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 )
             };
             let gt = if !known {
-                format!("无法判断。根据《{law}》4.1.4条，董事会决议应在会议结束后{BOARD_DAYS}个交易日内披露；题述材料未载明会议召开日期，无法计算披露间隔，现有材料不足以判断是否及时。")
+                format!(
+                    "无法判断。根据《{law}》4.1.4条，董事会决议应在会议结束后{BOARD_DAYS}个交易日内披露；题述材料未载明会议召开日期，无法计算披露间隔，现有材料不足以判断是否及时。"
+                )
             } else if days <= BOARD_DAYS {
-                format!("符合。根据《{law}》4.1.4条，董事会决议应在会议结束后{BOARD_DAYS}个交易日内披露；会议于{}召开，{}披露，间隔{}个交易日，未超过期限。", meeting.zh(), announced.zh(), days)
+                format!(
+                    "符合。根据《{law}》4.1.4条，董事会决议应在会议结束后{BOARD_DAYS}个交易日内披露；会议于{}召开，{}披露，间隔{}个交易日，未超过期限。",
+                    meeting.zh(),
+                    announced.zh(),
+                    days
+                )
             } else {
-                format!("不符合。根据《{law}》4.1.4条，董事会决议应在会议结束后{BOARD_DAYS}个交易日内披露；会议于{}召开，{}才披露，间隔{}个交易日，超过期限。", meeting.zh(), announced.zh(), days)
+                format!(
+                    "不符合。根据《{law}》4.1.4条，董事会决议应在会议结束后{BOARD_DAYS}个交易日内披露；会议于{}召开，{}才披露，间隔{}个交易日，超过期限。",
+                    meeting.zh(),
+                    announced.zh(),
+                    days
+                )
             };
-            Some(Task { task_type: None, query: q, instruction: INSTRUCTION.into(), evidence: json!([law_item(law.clone(), "4.1.4条"), law_item(law, "2.1.1条")]), ground_truth: json!(gt) })
+            Some(Task {
+                task_type: None,
+                query: q,
+                instruction: INSTRUCTION.into(),
+                evidence: json!([law_item(law.clone(), "4.1.4条"), law_item(law, "2.1.1条")]),
+                ground_truth: json!(gt),
+            })
         }
         2 => {
             // Shareholders' meeting notice.
@@ -275,7 +320,11 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 "{who}于{}发布召开{}年{}的通知，会议定于{}召开。该会议通知的发出时间是否符合规定？回答请控制在220字以内。",
                 notice.zh(),
                 if annual { year - 1 } else { year },
-                if annual { "年度股东大会".to_string() } else { format!("第{}次临时股东大会", rng.range(1, 4)) },
+                if annual {
+                    "年度股东大会".to_string()
+                } else {
+                    format!("第{}次临时股东大会", rng.range(1, 4))
+                },
                 meeting.zh()
             );
             let ok = gap >= need;
@@ -287,7 +336,13 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 gap,
                 if ok { "满足提前通知期限" } else { "不足法定通知期限" }
             );
-            Some(Task { task_type: None, query: q, instruction: INSTRUCTION.into(), evidence: json!([law_item(law, "4.2.3条")]), ground_truth: json!(gt) })
+            Some(Task {
+                task_type: None,
+                query: q,
+                instruction: INSTRUCTION.into(),
+                evidence: json!([law_item(law, "4.2.3条")]),
+                ground_truth: json!(gt),
+            })
         }
         3 => {
             // Reaching 5%.
@@ -295,20 +350,31 @@ fn task(rng: &mut Rng) -> Option<Task> {
             let reported = reached.plus(rng.range(1, 6));
             let traded = rng.chance(0.3);
             let law = TAKEOVER.in_force(reported)?;
-            let investor = format!("{}{}投资有限公司", rng.pick(ZH_BRANDS), rng.pick(&["创新", "产业", "资本", "控股"]));
+            let investor =
+                format!("{}{}投资有限公司", rng.pick(ZH_BRANDS), rng.pick(&["创新", "产业", "资本", "控股"]));
             let q = format!(
                 "{investor}通过集中竞价交易持有{who}股份，于{}持股比例达到5%，并于{}编制权益变动报告书并公告。{}请判断该投资者的报告及后续行为是否符合规定。回答请控制在220字以内。",
                 reached.zh(),
                 reported.zh(),
-                if traded { format!("{}，该投资者又买入公司股票50万股。", reached.plus(1).zh()) } else { String::new() }
+                if traded {
+                    format!("{}，该投资者又买入公司股票50万股。", reached.plus(1).zh())
+                } else {
+                    String::new()
+                }
             );
             let late = reached.days_until(reported) > STAKE_DAYS;
             let ok = !late && !traded;
             let mut reasons = Vec::new();
             if late {
-                reasons.push(format!("报告于事实发生后第{}日才公告，超过{STAKE_DAYS}日期限", reached.days_until(reported)));
+                reasons.push(format!(
+                    "报告于事实发生后第{}日才公告，超过{STAKE_DAYS}日期限",
+                    reached.days_until(reported)
+                ));
             } else {
-                reasons.push(format!("报告于事实发生后第{}日公告，未超过{STAKE_DAYS}日期限", reached.days_until(reported)));
+                reasons.push(format!(
+                    "报告于事实发生后第{}日公告，未超过{STAKE_DAYS}日期限",
+                    reached.days_until(reported)
+                ));
             }
             if traded {
                 reasons.push("在限制期内又买入股票，违反了期限内不得买卖的要求".to_string());
@@ -318,7 +384,13 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 if ok { "符合" } else { "不符合" },
                 reasons.join("；")
             );
-            Some(Task { task_type: None, query: q, instruction: INSTRUCTION.into(), evidence: json!([law_item(law, "13条")]), ground_truth: json!(gt) })
+            Some(Task {
+                task_type: None,
+                query: q,
+                instruction: INSTRUCTION.into(),
+                evidence: json!([law_item(law, "13条")]),
+                ground_truth: json!(gt),
+            })
         }
         _ => {
             // Major event disclosed immediately or not.
@@ -338,7 +410,13 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 delay,
                 if ok { "可以认定为立即披露" } else { "未做到立即披露" }
             );
-            Some(Task { task_type: None, query: q, instruction: INSTRUCTION.into(), evidence: json!([law_item(law, "22条")]), ground_truth: json!(gt) })
+            Some(Task {
+                task_type: None,
+                query: q,
+                instruction: INSTRUCTION.into(),
+                evidence: json!([law_item(law, "22条")]),
+                ground_truth: json!(gt),
+            })
         }
     }
 }

@@ -100,9 +100,12 @@ pub fn run(args: EvalArgs) -> CliResult {
         })
     };
     if profile == Profile::Official && args.bertscore_model.is_some() {
-        return Err(CliError::user("--bertscore-model only applies to --profile card (the official evaluator has no BERTScore)"));
+        return Err(CliError::user(
+            "--bertscore-model only applies to --profile card (the official evaluator has no BERTScore)",
+        ));
     }
-    let options = EvalOptions { profile, corpus_root: args.corpus_root.clone(), judge, bertscore: args.bertscore_model.clone() };
+    let options =
+        EvalOptions { profile, corpus_root: args.corpus_root.clone(), judge, bertscore: args.bertscore_model.clone() };
     let bench = Benchmark::load(&args.benchmark_dir)?;
     let input = ResultsInput::Path { input: args.results.clone(), output: Some(output.clone()) };
     let evaluation = evaluate(&input, &bench, &options).map_err(map_err)?;
@@ -113,27 +116,41 @@ pub fn run(args: EvalArgs) -> CliResult {
         eprintln!("warning: {w}");
     }
     let mut out = std::io::stdout().lock();
-    write!(out, "{}", table::render(&evaluation, format)).map_err(CliError::internal)?;
+    let printed = print_summary(&mut out, &evaluation, format, warnings.len(), &output);
+    match printed {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(CliError::internal(format!("cannot print the summary: {e}"))),
+        Ok(()) => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The summary on stdout (a closed pipe, as with `| head`, is not an error).
+fn print_summary(
+    out: &mut impl std::io::Write,
+    evaluation: &anser_evaluator::Evaluation,
+    format: Format,
+    warnings: usize,
+    output: &std::path::Path,
+) -> std::io::Result<()> {
+    write!(out, "{}", table::render(evaluation, format))?;
     if format == Format::Table {
         let j = &evaluation.judge_overhead;
         writeln!(
             out,
-            "{} records evaluated, {} warning(s); LLM judge: {} task(s), {} cached, {} call(s), {} failed, {} tokens, {:.1} s (evaluation overhead)",
+            "{} records evaluated, {warnings} warning(s); LLM judge: {} task(s), {} cached, {} call(s), {} failed, {} tokens, {:.1} s (evaluation overhead)",
             evaluation.evaluated_records(),
-            warnings.len(),
             j.requests,
             j.cached,
             j.calls,
             j.failed,
             j.total_tokens,
             j.wall_seconds
-        )
-        .map_err(CliError::internal)?;
-        writeln!(out, "wrote {}", output.display()).map_err(CliError::internal)?;
+        )?;
+        writeln!(out, "wrote {}", output.display())?;
     } else {
         eprintln!("wrote {}", output.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn map_err(e: anser_evaluator::Error) -> CliError {

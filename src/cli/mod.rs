@@ -3,11 +3,15 @@
 //! failures) and prints them as one line.
 
 mod corpus;
+mod demo;
 mod eval;
+mod index;
 mod mock_llm;
 mod omb;
+mod retrieve;
 mod run;
 mod sample;
+mod search;
 mod tasks;
 
 use std::process::ExitCode;
@@ -44,7 +48,11 @@ impl From<anser_manifest::Error> for CliError {
 pub type CliResult = Result<ExitCode, CliError>;
 
 #[derive(Debug, Parser)]
-#[command(name = "anser", version, about = "Analytical search benchmarking: ANSER-Bench runs, ablations, evaluation and 1M-Bench judging")]
+#[command(
+    name = "anser",
+    version,
+    about = "Analytical search benchmarking: ANSER-Bench runs, ablations, evaluation and 1M-Bench judging"
+)]
 struct Cli {
     /// Log level for diagnostics on stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
     #[arg(long, global = true, default_value = "warn")]
@@ -64,6 +72,8 @@ enum Command {
     Eval(Box<eval::EvalArgs>),
     /// Answer a task selection with one method into a run directory, then evaluate it.
     Run(Box<run::RunArgs>),
+    /// The whole pipeline on the embedded sample, offline: sample → index → run → evaluate.
+    Demo(demo::DemoArgs),
     /// Generate the embedded sample: the ten corpora and tasks for all 14 groups.
     Sample(sample::SampleArgs),
     /// $OneMillion-Bench: one-turn generation and rubric judging as EvalScope does.
@@ -71,6 +81,12 @@ enum Command {
     Omb(omb::OmbCommand),
     /// Serve a loopback OpenAI-compatible mock LLM (chat completions and embeddings) for manual runs.
     MockLlm(mock_llm::MockLlmArgs),
+    /// Build per-route retrieval indexes (BM25 per analyzer, optional embeddings + HNSW).
+    Index(Box<index::IndexArgs>),
+    /// Search one route's index and print ranked hits.
+    Search(search::SearchArgs),
+    /// Retrieval-only results for a task selection (official results format, answer "").
+    Retrieve(Box<retrieve::RetrieveArgs>),
 }
 
 /// Task selection flags shared by every command that selects tasks (same meaning as the
@@ -129,9 +145,13 @@ pub fn main() -> ExitCode {
         Command::Corpus(cmd) => corpus::run(cmd),
         Command::Eval(args) => eval::run(*args),
         Command::Run(args) => run::run_command(*args),
+        Command::Demo(args) => demo::run_demo(args),
         Command::Sample(args) => sample::run(args),
         Command::Omb(cmd) => omb::run(cmd),
         Command::MockLlm(args) => mock_llm::run(args),
+        Command::Index(args) => index::run(*args),
+        Command::Search(args) => search::run(args),
+        Command::Retrieve(args) => retrieve::run(*args),
     };
     match outcome {
         Ok(code) => code,

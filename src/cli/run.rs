@@ -3,7 +3,7 @@
 use std::{collections::BTreeMap, path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 
 use anser_agent::{
-    method::{Solver, Vanilla},
+    method::{AgentMethod, AgentParams, Offline, Rag, RetrieverSearcher, Searcher, Solver, Vanilla},
     run::{RESULTS_FILE, RunConfig, RunSummary, run},
 };
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
@@ -20,12 +20,41 @@ use super::{CliError, CliResult, SelectionArgs};
 pub enum MethodName {
     /// One LLM call with query + instruction; no retrieval, no evidence.
     Vanilla,
+    /// Single-stage RAG with BM25 (`--retriever` overrides): retrieve, pack, generate once.
+    Sparse,
+    /// Single-stage RAG with dense retrieval.
+    Dense,
+    /// Single-stage RAG with hybrid (RRF) retrieval.
+    Hybrid,
+    /// Retrieval only (no generation): evidence in rank order, empty answer.
+    Retrieval,
+    /// An LLM tool loop over guarded SQL, compute, search/open and answer validation.
+    Agent,
+    /// The deterministic planner (no LLM): dictionary-mapped SQL counts, retrieval evidence,
+    /// extractive answers.
+    Offline,
 }
 
 impl MethodName {
     fn as_str(self) -> &'static str {
         match self {
             MethodName::Vanilla => "vanilla",
+            MethodName::Sparse => "sparse",
+            MethodName::Dense => "dense",
+            MethodName::Hybrid => "hybrid",
+            MethodName::Retrieval => "retrieval",
+            MethodName::Agent => "agent",
+            MethodName::Offline => "offline",
+        }
+    }
+
+    /// The retriever a method uses unless `--retriever` says otherwise.
+    fn default_retriever(self) -> Option<&'static str> {
+        match self {
+            MethodName::Vanilla => None,
+            MethodName::Sparse | MethodName::Retrieval | MethodName::Agent | MethodName::Offline => Some("bm25"),
+            MethodName::Dense => Some("dense"),
+            MethodName::Hybrid => Some("hybrid:bm25+dense"),
         }
     }
 }
@@ -47,6 +76,19 @@ pub struct RunArgs {
     /// Parent folder of run directories.
     #[arg(long, default_value = "outputs/runs")]
     output_dir: PathBuf,
+    /// Index folder built by `anser index`.
+    #[arg(long, default_value = "indices")]
+    index_dir: PathBuf,
+    /// Retriever spec (`bm25`, `bm25:jieba`, `dense`, `hybrid:bm25+dense@rrf60`, `none`, ...);
+    /// defaults to the method's own.
+    #[arg(long)]
+    retriever: Option<String>,
+    /// Retrieve only: no generation, empty answers (for sparse/dense/hybrid).
+    #[arg(long)]
+    dry_run: bool,
+    /// Estimated-token budget of the retrieved context (CJK char = 1 token, other chars 1/4).
+    #[arg(long, default_value_t = anser_agent::method::rag::DEFAULT_CONTEXT_TOKEN_BUDGET)]
+    context_token_budget: u64,
     #[command(flatten)]
     selection: SelectionArgs,
     /// Continue an interrupted run with the same settings, skipping finished tasks.
@@ -73,6 +115,12 @@ pub struct RunArgs {
     /// Output-token cap per LLM call.
     #[arg(long, default_value_t = 8192)]
     max_tokens: u32,
+    /// Agent: model turns per task before the final answer is forced.
+    #[arg(long, default_value_t = anser_agent::method::agent_loop::DEFAULT_MAX_STEPS)]
+    max_steps: usize,
+    /// Agent: token budget of one task (all its calls) before the final answer is forced.
+    #[arg(long, default_value_t = anser_agent::method::agent_loop::DEFAULT_MAX_TASK_TOKENS)]
+    max_task_tokens: u64,
     /// Per-request timeout in seconds.
     #[arg(long, default_value_t = 300.0)]
     timeout: f64,
@@ -99,7 +147,9 @@ pub fn run_command(args: RunArgs) -> CliResult {
         return Err(CliError::user("--concurrency must be at least 1"));
     }
     let deadline = match args.deadline {
-        Some(s) if !(s.is_finite() && s > 0.0) => return Err(CliError::user("--deadline must be a positive number of seconds")),
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            return Err(CliError::user("--deadline must be a positive number of seconds"));
+        }
         Some(s) => Some(Duration::from_secs_f64(s)),
         None => None,
     };
@@ -111,17 +161,82 @@ pub fn run_command(args: RunArgs) -> CliResult {
 
     let mut settings: BTreeMap<String, Value> = BTreeMap::new();
     settings.insert("method".into(), json!(args.method.as_str()));
-    let (solver, inputs): (Arc<dyn Solver>, Vec<(String, PathBuf)>) = match args.method {
+    settings.insert("dry_run".into(), json!(args.dry_run));
+    if args.dry_run && matches!(args.method, MethodName::Vanilla | MethodName::Agent | MethodName::Offline) {
+        return Err(CliError::user("--dry-run applies to sparse, dense and hybrid (use --method retrieval otherwise)"));
+    }
+    let searcher = match (args.retriever.as_deref(), args.method.default_retriever()) {
+        (Some(spec), _) | (None, Some(spec)) => {
+            let searcher = searcher(&args, spec, &tasks)?;
+            settings.insert("retriever".into(), json!(searcher.spec()));
+            Some(searcher)
+        }
+        (None, None) => None,
+    };
+    let mut inputs = index_inputs(&args.index_dir, &tasks, searcher.is_some());
+    let (solver, method_inputs): (Arc<dyn Solver>, Vec<(String, PathBuf)>) = match args.method {
         MethodName::Vanilla => {
             let client = llm_client(&args, &mut settings)?;
             settings.insert("temperature".into(), json!(args.temperature));
             settings.insert("max_tokens".into(), json!(args.max_tokens));
-            settings.insert("prompt_sha256".into(), json!(anser_runstore::sha256_hex(anser_agent::method::prompt::SYSTEM_PROMPT.as_bytes())));
+            settings.insert(
+                "prompt_sha256".into(),
+                json!(anser_runstore::sha256_hex(anser_agent::method::prompt::SYSTEM_PROMPT.as_bytes())),
+            );
             (Arc::new(Vanilla::new(client, args.max_tokens, args.temperature)), Vec::new())
         }
+        MethodName::Agent => {
+            let client = llm_client(&args, &mut settings)?;
+            let params = AgentParams {
+                max_steps: args.max_steps,
+                max_task_tokens: args.max_task_tokens,
+                max_tokens_per_call: args.max_tokens,
+                temperature: args.temperature,
+                deadline,
+                ..AgentParams::default()
+            };
+            settings.insert("temperature".into(), json!(args.temperature));
+            settings.insert("max_tokens".into(), json!(args.max_tokens));
+            settings.insert("max_steps".into(), json!(args.max_steps));
+            settings.insert("max_task_tokens".into(), json!(args.max_task_tokens));
+            let method = AgentMethod::new(client, args.corpus_root.clone(), searcher, params).map_err(agent_error)?;
+            (Arc::new(method), corpus_inputs(&args.corpus_root, &tasks))
+        }
+        MethodName::Offline => {
+            let searcher = searcher.ok_or_else(|| CliError::user("--method offline needs a retriever"))?;
+            (Arc::new(Offline::new(args.corpus_root.clone(), searcher)), corpus_inputs(&args.corpus_root, &tasks))
+        }
+        MethodName::Retrieval => {
+            let searcher = searcher.ok_or_else(|| CliError::user("--method retrieval needs a retriever"))?;
+            (Arc::new(Rag::retrieval_only("retrieval", searcher)), Vec::new())
+        }
+        MethodName::Sparse | MethodName::Dense | MethodName::Hybrid => {
+            let searcher = searcher.ok_or_else(|| CliError::user("this method needs a retriever"))?;
+            settings.insert("context_token_budget".into(), json!(args.context_token_budget));
+            if args.dry_run {
+                (Arc::new(Rag::retrieval_only(args.method.as_str(), searcher)), Vec::new())
+            } else {
+                let client = llm_client(&args, &mut settings)?;
+                settings.insert("temperature".into(), json!(args.temperature));
+                settings.insert("max_tokens".into(), json!(args.max_tokens));
+                settings.insert(
+                    "prompt_sha256".into(),
+                    json!(anser_runstore::sha256_hex(anser_agent::method::prompt::SYSTEM_PROMPT.as_bytes())),
+                );
+                let rag = Rag::generating(
+                    args.method.as_str(),
+                    searcher,
+                    client,
+                    args.context_token_budget,
+                    args.max_tokens,
+                    args.temperature,
+                );
+                (Arc::new(rag), Vec::new())
+            }
+        }
     };
+    inputs.extend(method_inputs);
     settings.insert("deadline_seconds".into(), json!(args.deadline));
-    let mut inputs = inputs;
     let mut files: Vec<&str> = tasks.iter().map(|t| t.source_file.as_str()).collect();
     files.dedup();
     for f in files {
@@ -163,8 +278,9 @@ pub fn run_command(args: RunArgs) -> CliResult {
             judge: JudgeMode::Skip,
             bertscore: None,
         };
-        let evaluation = evaluate(&ResultsInput::Path { input: results, output: Some(output.clone()) }, &bench, &options)
-            .map_err(|e| CliError::user(e))?;
+        let evaluation =
+            evaluate(&ResultsInput::Path { input: results, output: Some(output.clone()) }, &bench, &options)
+                .map_err(|e| CliError::user(e))?;
         evaluation.write_json(&output).map_err(CliError::internal)?;
         print!("{}", table::render(&evaluation, table::Format::Table));
         println!("evaluation: {}", output.display());
@@ -172,8 +288,58 @@ pub fn run_command(args: RunArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A searcher for `spec` over the index folder; every selected route must be indexed.
+fn searcher(args: &RunArgs, spec: &str, tasks: &[anser_manifest::PublicTask]) -> Result<Arc<dyn Searcher>, CliError> {
+    let spec: anser_retriever::RetrieverSpec = spec.parse().map_err(CliError::user)?;
+    let engine = Arc::new(anser_retriever::Engine::new(&args.index_dir, Some(&args.corpus_root)));
+    for route in routes_of(tasks) {
+        engine.route(route).map_err(|e| {
+            CliError::user(format!(
+                "{e} (build it with: anser index --corpus-root {} --index-dir {} --routes {route})",
+                args.corpus_root.display(),
+                args.index_dir.display()
+            ))
+        })?;
+    }
+    Ok(Arc::new(RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))))
+}
+
+fn routes_of(tasks: &[anser_manifest::PublicTask]) -> Vec<anser_manifest::Route> {
+    let mut routes: Vec<anser_manifest::Route> = tasks.iter().map(|t| t.route).collect();
+    routes.sort();
+    routes.dedup();
+    routes
+}
+
+/// The index fingerprints of the selected routes, as resume inputs.
+fn index_inputs(
+    index_dir: &std::path::Path,
+    tasks: &[anser_manifest::PublicTask],
+    used: bool,
+) -> Vec<(String, PathBuf)> {
+    if !used {
+        return Vec::new();
+    }
+    routes_of(tasks)
+        .into_iter()
+        .map(|r| (format!("index {r}"), anser_indexer::route_dir(index_dir, r).join("fingerprint.json")))
+        .filter(|(_, p)| p.is_file())
+        .collect()
+}
+
+/// The corpus files of the selected tasks' routes, as resume fingerprints.
+fn corpus_inputs(corpus_root: &std::path::Path, tasks: &[anser_manifest::PublicTask]) -> Vec<(String, PathBuf)> {
+    let manifest = anser_manifest::Manifest::get();
+    routes_of(tasks)
+        .into_iter()
+        .map(|r| (format!("corpus {r}"), corpus_root.join(&manifest.route(r).file)))
+        .filter(|(_, p)| p.is_file())
+        .collect()
+}
+
 fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<Client, CliError> {
-    let overrides = Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
+    let overrides =
+        Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
     let endpoint = Settings::load().and_then(|s| s.endpoint(&GENERATION, &overrides)).map_err(CliError::user)?;
     settings.insert("generation".into(), serde_json::to_value(endpoint.public()).unwrap_or(Value::Null));
     let retry = RetryPolicy {
@@ -193,11 +359,7 @@ fn agent_error(e: anser_agent::Error) -> CliError {
         anser_agent::Error::Run(_) => true,
         other => other.is_caller_error(),
     };
-    if user {
-        CliError::user(e)
-    } else {
-        CliError::internal(e)
-    }
+    if user { CliError::user(e) } else { CliError::internal(e) }
 }
 
 fn report(summary: &RunSummary) {

@@ -1,5 +1,6 @@
 //! End-to-end tests of the `anser` binary (one test binary; one module per command family).
 
+mod agent;
 mod common;
 mod corpus;
 mod run;

@@ -48,7 +48,9 @@ fn vanilla_run_writes_results_traces_and_evaluation() {
     let results = results.as_array().expect("array");
     assert_eq!(results.len(), 18, "every example task answered once");
     for r in results {
-        for key in ["id", "answer", "retrieved_evidence", "latency", "prompt_tokens", "total_tokens", "generation_status"] {
+        for key in
+            ["id", "answer", "retrieved_evidence", "latency", "prompt_tokens", "total_tokens", "generation_status"]
+        {
             assert!(r.get(key).is_some(), "{key} missing in {r}");
         }
         assert_eq!(r["method"], "vanilla");

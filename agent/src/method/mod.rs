@@ -4,13 +4,22 @@
 //!
 //! A solver receives `PublicTask`s only — ground truth and gold evidence cannot reach it.
 
+pub mod agent_loop;
+mod offline;
 pub mod output;
 pub mod prompt;
+pub mod rag;
+pub mod record;
+mod search;
 mod vanilla;
 
+pub use agent_loop::{AgentMethod, AgentParams};
 use anser_llm::Usage;
 use anser_manifest::PublicTask;
 use futures_util::future::BoxFuture;
+pub use offline::Offline;
+pub use rag::Rag;
+pub use search::{RetrieverSearcher, SearchHit, Searcher, evidence_of};
 use serde_json::Value;
 pub use vanilla::Vanilla;
 

@@ -47,7 +47,9 @@ impl AnswerContract {
             AnswerContract::RuleValue => {
                 "Reply with one JSON object only: {\"applied_rule\": <rule id>, \"expected_value\": <number>}."
             }
-            AnswerContract::Text => "Reply with the final answer only, in the format and length the instruction requires.",
+            AnswerContract::Text => {
+                "Reply with the final answer only, in the format and length the instruction requires."
+            }
         }
     }
 }
@@ -70,8 +72,11 @@ pub fn extract_answer(contract: AnswerContract, reply: &str) -> Extracted {
             None => Extracted { answer: Value::String(text), parsed: false },
         },
         AnswerContract::Relation | AnswerContract::RuleValue => {
-            let required: &[&str] =
-                if contract == AnswerContract::Relation { &["option", "value"] } else { &["applied_rule", "expected_value"] };
+            let required: &[&str] = if contract == AnswerContract::Relation {
+                &["option", "value"]
+            } else {
+                &["applied_rule", "expected_value"]
+            };
             match find_json_object(&text) {
                 Some(obj) if required.iter().all(|k| obj.get(k).is_some()) => Extracted { answer: obj, parsed: true },
                 _ => Extracted { answer: Value::String(text), parsed: false },
@@ -96,7 +101,8 @@ fn strip_fences(text: &str) -> String {
     t.to_string()
 }
 
-const ANSWER_LABELS: [&str; 8] = ["final answer:", "final answer：", "answer:", "answer：", "答案：", "答案:", "结论：", "结论:"];
+const ANSWER_LABELS: [&str; 8] =
+    ["final answer:", "final answer：", "answer:", "answer：", "答案：", "答案:", "结论：", "结论:"];
 
 fn strip_answer_label(text: &str) -> &str {
     let lower = text.to_lowercase();
@@ -119,9 +125,9 @@ fn find_integer(text: &str) -> Option<String> {
             _ => c,
         })
         .collect();
-    let labelled = folded.lines().find_map(|line| {
+    let labelled = folded.lines().find(|line| {
         let lower = line.trim().to_lowercase();
-        ANSWER_LABELS.iter().any(|l| lower.starts_with(l)).then_some(line)
+        ANSWER_LABELS.iter().any(|l| lower.starts_with(l))
     });
     labelled.and_then(first_integer).or_else(|| first_integer(&folded))
 }
@@ -227,7 +233,8 @@ mod tests {
 
     #[test]
     fn json_objects_with_required_keys() {
-        let reply = "Here you go:\n```json\n{\"option\": \"positive\", \"value\": {\"n\": 10, \"note\": \"a {brace}\"}}\n```";
+        let reply =
+            "Here you go:\n```json\n{\"option\": \"positive\", \"value\": {\"n\": 10, \"note\": \"a {brace}\"}}\n```";
         let got = extract_answer(AnswerContract::Relation, reply);
         assert!(got.parsed);
         assert_eq!(got.answer["value"]["n"], 10);

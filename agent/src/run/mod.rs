@@ -135,8 +135,7 @@ pub fn run(config: &RunConfig, solver: Arc<dyn Solver>) -> Result<RunSummary> {
     }
 
     let previous = read_journal_by_key(&dir.file(JOURNAL_FILE), |r: &ResultRecord| r.id.clone())?;
-    let selected_ids: HashMap<&str, usize> =
-        config.tasks.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
+    let selected_ids: HashMap<&str, usize> = config.tasks.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
     let mut done: HashMap<String, ResultRecord> = HashMap::new();
     for r in previous.records {
         if selected_ids.contains_key(r.id.as_str()) {
@@ -224,7 +223,11 @@ async fn drive(
 }
 
 /// Answer one task: time it, enforce the deadline, build its record and trace.
-async fn answer_task(solver: Arc<dyn Solver>, task: PublicTask, deadline: Option<Duration>) -> (ResultRecord, TaskTrace) {
+async fn answer_task(
+    solver: Arc<dyn Solver>,
+    task: PublicTask,
+    deadline: Option<Duration>,
+) -> (ResultRecord, TaskTrace) {
     let started = Instant::now();
     let mut trace = TaskTrace::new(&task.id);
     trace.note(
@@ -285,7 +288,8 @@ fn check_resume(dir: &RunDir, selection: &Value, config: &RunConfig, fingerprint
     };
     if &read(SELECTION_FILE)? != selection {
         return Err(Error::Run(
-            "the task selection differs from the saved run (filters or task files changed); use a new --run-name".into(),
+            "the task selection differs from the saved run (filters or task files changed); use a new --run-name"
+                .into(),
         ));
     }
     let saved: Metadata = serde_json::from_value(read(METADATA_FILE)?)
@@ -318,7 +322,9 @@ fn progress_bar(config: &RunConfig, finished_before: usize) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(config.tasks.len() as u64);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} ETA {eta} {msg}") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} ETA {eta} {msg}")
+    {
         bar.set_style(style);
     }
     bar.set_position(finished_before as u64);

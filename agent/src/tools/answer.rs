@@ -308,7 +308,9 @@ pub fn validate_answer(task: &PublicTask, answer: &Value) -> Result<ValidatedAns
             exact_keys(&m, &["applied_rule", "expected_value"], "the answer object")?;
             let rule = m.get("applied_rule").and_then(Value::as_str).map(str::trim).unwrap_or_default();
             if !DQC_RULE.is_match(rule) {
-                return Err(Error::Answer(format!("`applied_rule` must be a DQC rule id like DQC_US_0015; got {rule:?}")));
+                return Err(Error::Answer(format!(
+                    "`applied_rule` must be a DQC rule id like DQC_US_0015; got {rule:?}"
+                )));
             }
             let v = number_of(&m["expected_value"], "`expected_value`")?;
             let value = if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) };
@@ -385,10 +387,12 @@ fn raw_id(item: &Value) -> Option<String> {
     match item {
         Value::String(s) => Some(s.trim().to_string()),
         Value::Number(n) => Some(n.to_string()),
-        Value::Object(m) => ["id", "stock_code", "accession", "cik", "FACT_id", "fact_id", "docid", "anhao", "cluster_id"]
-            .iter()
-            .find_map(|k| m.get(*k))
-            .and_then(raw_id),
+        Value::Object(m) => {
+            ["id", "stock_code", "accession", "cik", "FACT_id", "fact_id", "docid", "anhao", "cluster_id"]
+                .iter()
+                .find_map(|k| m.get(*k))
+                .and_then(raw_id)
+        }
         _ => None,
     }
 }
@@ -418,7 +422,8 @@ fn shape(kind: &EvidenceKind, item: &Value) -> std::result::Result<(String, Valu
     let key = kind.key.clone().unwrap_or_default();
     match kind.name.as_str() {
         "anhao" if ANHAO.is_match(&id) => Ok((id.clone(), Value::String(id))),
-        "cluster_id" => match CLUSTER.captures(&id).and_then(|c| c.get(1)).and_then(|d| d.as_str().parse::<u64>().ok()) {
+        "cluster_id" => match CLUSTER.captures(&id).and_then(|c| c.get(1)).and_then(|d| d.as_str().parse::<u64>().ok())
+        {
             Some(n) => {
                 let norm = format!("cluster_{n}");
                 Ok((norm.clone(), Value::String(norm)))
@@ -500,7 +505,8 @@ pub fn check_existence(check: &mut EvidenceCheck, db: &GuardedDb) -> Result<()> 
     let mut found = std::collections::HashSet::new();
     for chunk in ids.chunks(EXISTENCE_BATCH) {
         let list: Vec<String> = chunk.iter().map(|s| format!("'{}'", s.replace('\'', "''"))).collect();
-        let sql = format!("SELECT CAST({column} AS TEXT) FROM {table} WHERE CAST({column} AS TEXT) IN ({})", list.join(","));
+        let sql =
+            format!("SELECT CAST({column} AS TEXT) FROM {table} WHERE CAST({column} AS TEXT) IN ({})", list.join(","));
         for row in db.query_with(&sql, chunk.len() * 2 + 1)?.rows {
             if let Some(Value::String(s)) = row.into_iter().next() {
                 found.insert(s);
@@ -514,7 +520,12 @@ pub fn check_existence(check: &mut EvidenceCheck, db: &GuardedDb) -> Result<()> 
 /// Validate the final answer and its evidence together. Malformed evidence is an error (the
 /// message lists the first offending items); `db`, when given, also reports ids the route does
 /// not show.
-pub fn check_final(task: &PublicTask, answer: &Value, evidence: &[Value], db: Option<&GuardedDb>) -> Result<FinalCheck> {
+pub fn check_final(
+    task: &PublicTask,
+    answer: &Value,
+    evidence: &[Value],
+    db: Option<&GuardedDb>,
+) -> Result<FinalCheck> {
     let answer = validate_answer(task, answer)?;
     let mut ev = shape_evidence(task, evidence)?;
     if !ev.rejected.is_empty() {

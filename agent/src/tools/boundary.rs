@@ -51,22 +51,17 @@ impl Cutoff {
     /// time) falls inside the boundary. Undated or unparseable records are outside: their
     /// availability is unknown.
     pub fn admits(&self, date: &str) -> bool {
-        let date = date.trim();
-        let Some(year) = date.get(..4).and_then(|y| y.parse::<i32>().ok()) else {
+        // The leading ISO part: `2019-05-12`, `2019-05`, `2019` (also of `2019年5月12日`).
+        let day: String = date.trim().chars().take_while(|c| c.is_ascii_digit() || *c == '-').take(10).collect();
+        let Some(year) = day.get(..4).and_then(|y| y.parse::<i32>().ok()) else {
             return false;
         };
         match self {
             Cutoff::FiscalYear { last } => year <= *last,
             Cutoff::Dates { from, through } => {
-                let day = date.get(..10).unwrap_or(date);
                 // A bare year or month is admitted when it can lie inside the window.
-                let upper_ok = if day.len() == 10 { day <= through.as_str() } else { day <= &through[..day.len()] };
-                let lower_ok = match from {
-                    None => true,
-                    Some(f) if day.len() == 10 => day >= f.as_str(),
-                    Some(f) => day >= &f[..day.len()],
-                };
-                upper_ok && lower_ok
+                let cut = |bound: &str| bound.get(..day.len()).unwrap_or(bound).to_string();
+                day.as_str() <= cut(through).as_str() && from.as_deref().is_none_or(|f| day.as_str() >= cut(f).as_str())
             }
         }
     }
@@ -212,7 +207,9 @@ static EN_FY: LazyLock<Vec<(Regex, i32)>> = LazyLock::new(|| {
 });
 
 static AVAILABLE_BY: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)(?:use|using) only (?:the )?information (?:available|disclosed|published) (?:by|as of|on or before|up to|through) (?:FY\s?((?:19|20)\d{2})|(\d{4}-\d{2}-\d{2}))")
+    re(
+        r"(?i)(?:use|using) only (?:the )?information (?:available|disclosed|published) (?:by|as of|on or before|up to|through) (?:FY\s?((?:19|20)\d{2})|(\d{4}-\d{2}-\d{2}))",
+    )
 });
 static PUB_UP_TO: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)publication period:\s*up to (\d{4}-\d{2}-\d{2})"));
 static PUB_WINDOW: LazyLock<Regex> = LazyLock::new(|| {
@@ -258,7 +255,11 @@ fn statements(text: &str) -> Vec<(Cutoff, String)> {
     }
     for c in PUB_UP_TO.captures_iter(text) {
         if let (Some(m), Some(t)) = (c.get(0), c.get(1)) {
-            out.push((m.start(), Cutoff::Dates { from: None, through: t.as_str().to_string() }, m.as_str().to_string()));
+            out.push((
+                m.start(),
+                Cutoff::Dates { from: None, through: t.as_str().to_string() },
+                m.as_str().to_string(),
+            ));
         }
     }
     for c in ZH_AS_OF.captures_iter(text) {
@@ -303,7 +304,10 @@ mod tests {
         assert_eq!(fy("Set the research date immediately after the FY2023 filing: calculate X."), Some(2023));
         assert_eq!(fy("With the research cutoff at the FY2023 filing, do A and B agree?"), Some(2023));
         assert_eq!(fy("At the FY2023 reporting date, what FY2024 change is implied?"), Some(2023));
-        assert_eq!(fy("An analyst can access only DICK'S SPORTING GOODS, INC's financial records through FY2022."), Some(2022));
+        assert_eq!(
+            fy("An analyst can access only DICK'S SPORTING GOODS, INC's financial records through FY2022."),
+            Some(2022)
+        );
         assert_eq!(fy("Using only AT&T INC (T)'s structured 10-K data for FY2020-FY2023, trace growth."), Some(2023));
         assert_eq!(fy("Do not infer undisclosed causes or cite FY2024 disclosure as forecast evidence."), Some(2023));
         assert_eq!(fy("Use only information available by FY2021 to answer."), Some(2021));
@@ -333,6 +337,7 @@ mod tests {
         assert!(b.cutoff.admits("2014-01-01") && b.cutoff.admits("2024-10-31 12:00:00") && b.cutoff.admits("2019"));
         assert!(!b.cutoff.admits("2013-12-31") && !b.cutoff.admits("2024-11-01") && !b.cutoff.admits("2025"));
         assert!(!b.cutoff.admits("") && !b.cutoff.admits("n.d."), "undated records are outside");
+        assert!(b.cutoff.admits("2019年05月12日") && !b.cutoff.admits("2025年1月"));
         assert_eq!(Boundary::parse("t", "Publication period: not restricted by date").expect("ok"), None);
     }
 

@@ -32,7 +32,8 @@ fn gold_answers_and_evidence_pass_their_validators() {
         let evidence: Vec<Value> = reference.evidence.as_array().cloned().unwrap_or_default();
         let shaped = shape_evidence(task, &evidence).expect("resolves");
         assert!(shaped.rejected.is_empty(), "{}: {:?}", task.id, &shaped.rejected[..shaped.rejected.len().min(3)]);
-        if matches!(spec, AnswerSpec::Integer | AnswerSpec::LegalRelation { .. }) && task.group.domain == Domain::Legal {
+        if matches!(spec, AnswerSpec::Integer | AnswerSpec::LegalRelation { .. }) && task.group.domain == Domain::Legal
+        {
             let fin = check_final(task, gold, &evidence, None).expect("consistent gold");
             assert_ne!(fin.consistency.count_matches_evidence, Some(false), "{}", task.id);
             assert_ne!(fin.consistency.n_matches_evidence, Some(false), "{}", task.id);
@@ -70,18 +71,36 @@ fn forms_are_read_from_the_wording() {
     assert!(validate_answer(&t, &json!("E")).is_err());
     assert!(validate_answer(&t, &json!("Bad")).is_err());
 
-    let t = task("finance_zh_descriptive", Some("text_summary"), "概括。", "请回答问题。用一段话回答，不超过12字。", Route::FinanceZhReports);
-    assert_eq!(answer_spec(&t), AnswerSpec::Text { min: None, max: Some(12), unit: anser_agent::tools::answer::LengthUnit::Chars });
+    let t = task(
+        "finance_zh_descriptive",
+        Some("text_summary"),
+        "概括。",
+        "请回答问题。用一段话回答，不超过12字。",
+        Route::FinanceZhReports,
+    );
+    assert_eq!(
+        answer_spec(&t),
+        AnswerSpec::Text { min: None, max: Some(12), unit: anser_agent::tools::answer::LengthUnit::Chars }
+    );
     assert_eq!(validate_answer(&t, &json!("收入 增长 三成")).expect("ok").length, Some(6));
     let err = validate_answer(&t, &json!("收入增长三成，利润同比下降两成。")).expect_err("too long").to_string();
     assert!(err.contains("16") && err.contains("12"), "{err}");
 
-    let t = task("finance_zh_predictive", Some("multi_period_trend"), "填空：2025年营业收入约为____亿元。", "直接返回题目要求的数值。", Route::FinanceZhReports);
+    let t = task(
+        "finance_zh_predictive",
+        Some("multi_period_trend"),
+        "填空：2025年营业收入约为____亿元。",
+        "直接返回题目要求的数值。",
+        Route::FinanceZhReports,
+    );
     assert_eq!(validate_answer(&t, &json!("222.46亿元")).expect("ok").parsed, json!(222.46));
     assert!(validate_answer(&t, &json!("约200到250")).is_err(), "two numbers");
 
-    let t = task("finance_en_prescriptive", Some("FinAuditing"), "q", "Return only a JSON object.", Route::FinanceEnAudit);
-    let ok = validate_answer(&t, &json!("Result: {\"applied_rule\": \"DQC_US_0015\", \"expected_value\": \"3123000\"}")).expect("ok");
+    let t =
+        task("finance_en_prescriptive", Some("FinAuditing"), "q", "Return only a JSON object.", Route::FinanceEnAudit);
+    let ok =
+        validate_answer(&t, &json!("Result: {\"applied_rule\": \"DQC_US_0015\", \"expected_value\": \"3123000\"}"))
+            .expect("ok");
     assert_eq!(ok.answer, r#"{"applied_rule":"DQC_US_0015","expected_value":3123000}"#);
     assert!(validate_answer(&t, &json!({"applied_rule": "X", "expected_value": 1})).is_err());
     assert!(validate_answer(&t, &json!({"applied_rule": "DQC_US_0015", "expected_value": 1, "why": "x"})).is_err());
@@ -90,7 +109,13 @@ fn forms_are_read_from_the_wording() {
 #[test]
 fn legal_relation_answers_and_consistency() {
     let g = TaskGroup { domain: Domain::Legal, language: Language::En, split: Split::Predictive };
-    let t = task(&g.name(), Some("structured"), "q", "The `value` object must contain `n`, `outcome_rate_x1` …", Route::LegalEnCases);
+    let t = task(
+        &g.name(),
+        Some("structured"),
+        "q",
+        "The `value` object must contain `n`, `outcome_rate_x1` …",
+        Route::LegalEnCases,
+    );
     let answer = json!({"option": "positive", "value": {"n": 3, "outcome_rate_x1": 0.6551724, "outcome_rate_x0": 0.4, "odds_ratio": 2.9, "p_value": 0.001}});
     let evidence = [json!("cluster_1"), json!("CLUSTER_2"), json!(3), json!("cluster_0003")];
     let fin = check_final(&t, &answer, &evidence, None).expect("valid");
@@ -105,10 +130,24 @@ fn legal_relation_answers_and_consistency() {
     let err = check_final(&t, &answer, &[json!("（2024）粤0106刑初1765号")], None).expect_err("wrong route ids");
     assert!(err.to_string().contains("cluster_id"), "{err}");
 
-    let zh = task("finance_zh_descriptive", Some("statistic"), "q", "直接给出满足条件的上市公司数量。", Route::FinanceZhReports);
-    let fin = check_final(&zh, &json!("2"), &[json!("600688_2015-12-31_annual"), json!("600688_2016-12-31_annual"), json!("600001")], None)
-        .expect("valid");
-    assert_eq!(fin.evidence.items, [json!({"stock_code": "600688", "type": "company"}), json!({"stock_code": "600001", "type": "company"})]);
+    let zh = task(
+        "finance_zh_descriptive",
+        Some("statistic"),
+        "q",
+        "直接给出满足条件的上市公司数量。",
+        Route::FinanceZhReports,
+    );
+    let fin = check_final(
+        &zh,
+        &json!("2"),
+        &[json!("600688_2015-12-31_annual"), json!("600688_2016-12-31_annual"), json!("600001")],
+        None,
+    )
+    .expect("valid");
+    assert_eq!(
+        fin.evidence.items,
+        [json!({"stock_code": "600688", "type": "company"}), json!({"stock_code": "600001", "type": "company"})]
+    );
     assert_eq!(fin.consistency.count_matches_evidence, Some(true));
     assert!(validate_answer(&zh, &json!(-1)).is_err() && validate_answer(&zh, &json!("2.5")).is_err());
 }

@@ -31,7 +31,11 @@ fn release_tasks_parse_without_ambiguity() {
     // Pinned from the release (see the README section "Agent tools").
     assert_eq!(found("finance_en_predictive"), FINANCE_EN);
     assert_eq!(found("finance_zh_predictive"), FINANCE_ZH);
-    assert_eq!(found("science_en_predictive") + found("science_en_descriptive"), 82, "all but 'not restricted by date'");
+    assert_eq!(
+        found("science_en_predictive") + found("science_en_descriptive"),
+        82,
+        "all but 'not restricted by date'"
+    );
     assert_eq!(found("legal_zh_predictive") + found("legal_en_predictive"), 0);
     assert_eq!(years["finance_en_predictive"].keys().copied().collect::<Vec<_>>(), [2023]);
     assert_eq!(years["finance_zh_predictive"].keys().copied().collect::<Vec<_>>(), [2024, 2025]);

@@ -43,12 +43,13 @@ fn group_count_distinct_and_sum() {
     ]));
     assert_eq!(t.columns, ["industry", "companies", "rows", "revenue"]);
     // auto: 600003 (2 rows, 350); steel 2022-23: 600001, 600002 (4 rows, 110 + 99 + 75 = 284).
-    assert_eq!(t.rows, vec![vec![json!("auto"), json!(1), json!(2), json!(350.0)], vec![
-        json!("steel"),
-        json!(2),
-        json!(4),
-        json!(284.0)
-    ]]);
+    assert_eq!(
+        t.rows,
+        vec![
+            vec![json!("auto"), json!(1), json!(2), json!(350.0)],
+            vec![json!("steel"), json!(2), json!(4), json!(284.0)]
+        ]
+    );
 }
 
 #[test]
@@ -81,7 +82,8 @@ fn rates_distinct_limit_and_membership() {
     assert_eq!(t.rows[0][4], json!(100.0 / 2021.0));
     let err = compute(
         &revenue(),
-        &serde_json::from_value(json!({"kind": "frame", "ops": [{"op": "select", "columns": ["nope"]}]})).expect("parses"),
+        &serde_json::from_value(json!({"kind": "frame", "ops": [{"op": "select", "columns": ["nope"]}]}))
+            .expect("parses"),
         Language::En,
     )
     .expect_err("unknown column");
@@ -100,13 +102,25 @@ fn rates_distinct_limit_and_membership() {
 fn associations_from_case_rows() {
     // 10 cases: X = 1 in six (four with Y = 1), X = 0 in four (one with Y = 1), one null row.
     let mut rows: Vec<Vec<Value>> = Vec::new();
-    for (x, y, months) in [(1, 1, 12), (1, 1, 10), (1, 1, 14), (1, 1, 9), (1, 0, 8), (1, 0, 11), (0, 1, 5), (0, 0, 6), (0, 0, 4), (0, 0, 7)] {
+    for (x, y, months) in [
+        (1, 1, 12),
+        (1, 1, 10),
+        (1, 1, 14),
+        (1, 1, 9),
+        (1, 0, 8),
+        (1, 0, 11),
+        (0, 1, 5),
+        (0, 0, 6),
+        (0, 0, 4),
+        (0, 0, 7),
+    ] {
         rows.push(vec![json!(x), json!(y), json!(months)]);
     }
     rows.push(vec![Value::Null, json!(1), json!(3)]);
     let table = Table { columns: vec!["x".into(), "y".into(), "months".into()], rows };
     let req = serde_json::from_value(json!({"kind": "binary_association", "x": "x", "y": "y"})).expect("parses");
-    let ComputeResult::BinaryAssociation { stats, answer, dropped_rows, .. } = compute(&table, &req, Language::Zh).expect("runs")
+    let ComputeResult::BinaryAssociation { stats, answer, dropped_rows, .. } =
+        compute(&table, &req, Language::Zh).expect("runs")
     else {
         panic!("kind")
     };
@@ -116,7 +130,8 @@ fn associations_from_case_rows() {
     assert_eq!(answer.value["odds_ratio"], json!(4.2));
     assert_eq!(answer.value["outcome_rate_x1"], json!(0.666667));
     assert_eq!(answer.option, "无明确关联");
-    let req = serde_json::from_value(json!({"kind": "continuous_association", "x": "x", "y": "months"})).expect("parses");
+    let req =
+        serde_json::from_value(json!({"kind": "continuous_association", "x": "x", "y": "months"})).expect("parses");
     let ComputeResult::ContinuousAssociation { stats, .. } = compute(&table, &req, Language::En).expect("runs") else {
         panic!("kind")
     };

@@ -58,7 +58,8 @@ pub fn build_rows(route: Route, path: &Path, n: usize) {
             .columns
             .iter()
             .map(|c| {
-                let pk = if c.pk == 1 && t.columns.iter().filter(|x| x.pk > 0).count() == 1 { " PRIMARY KEY" } else { "" };
+                let pk =
+                    if c.pk == 1 && t.columns.iter().filter(|x| x.pk > 0).count() == 1 { " PRIMARY KEY" } else { "" };
                 format!("\"{}\" {}{pk}", c.name, c.decl_type)
             })
             .collect();
@@ -81,8 +82,15 @@ pub fn build_rows(route: Route, path: &Path, n: usize) {
                     Sql::Text(if gt { "ground_truth".into() } else { "train".into() })
                 } else if c.name.ends_with("_year") {
                     Sql::Integer(year_of(i))
-                } else if ["report_period", "report_date", "filing_date", "disclosure_date", "caipanriqi", "decision_date"]
-                    .contains(&c.name.as_str())
+                } else if [
+                    "report_period",
+                    "report_date",
+                    "filing_date",
+                    "disclosure_date",
+                    "caipanriqi",
+                    "decision_date",
+                ]
+                .contains(&c.name.as_str())
                 {
                     let day = if c.name == "filing_date" || c.name == "disclosure_date" { "03-15" } else { "12-31" };
                     let y = if day == "03-15" { year_of(i) + 1 } else { year_of(i) };

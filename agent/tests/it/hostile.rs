@@ -45,7 +45,8 @@ fn templates(route: Route, escape: &str) -> Vec<(Kind, String)> {
     let tables: Vec<String> = spec.schema.tables.iter().map(|t| t.name.clone()).collect();
     let mut out = Vec::new();
     for t in &tables {
-        let col = spec.schema.tables.iter().find(|x| &x.name == t).map(|x| x.columns[0].name.clone()).unwrap_or_default();
+        let col =
+            spec.schema.tables.iter().find(|x| &x.name == t).map(|x| x.columns[0].name.clone()).unwrap_or_default();
         for s in [
             format!("DELETE FROM {t}"),
             format!("DELETE FROM main.{t} WHERE 1"),
@@ -197,11 +198,9 @@ fn a_thousand_hostile_statements_neither_write_nor_escape_nor_overrun() {
     let mut refused = 0;
     let mut timeouts = 0;
     let boundary = Boundary { cutoff: Cutoff::FiscalYear { last: 2021 }, stated_by: vec!["test".into()] };
-    for (route, boundary) in [
-        (Route::FinanceZhReports, None),
-        (Route::FinanceEnReports, Some(boundary)),
-        (Route::LegalZhCases, None),
-    ] {
+    for (route, boundary) in
+        [(Route::FinanceZhReports, None), (Route::FinanceEnReports, Some(boundary)), (Route::LegalZhCases, None)]
+    {
         let dir = TempDir::new().expect("tempdir");
         let path = dir.path().join("corpus.sqlite");
         fixtures::build(route, &path);

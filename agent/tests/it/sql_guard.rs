@@ -50,7 +50,13 @@ fn ground_truth_rows_and_their_children_are_hidden() {
             assert!(all.row_count > 0 && all.row_count < ROWS, "{route} {child}: {}", all.row_count);
             assert_no_secret(&serde_json::to_value(&all.rows).expect("json"));
         }
-        let joined = db.query(&format!("SELECT * FROM {parent} p JOIN {} c USING ({})", children[0], if parent == "reports" { "report_id" } else { "accession" })).expect("join");
+        let joined = db
+            .query(&format!(
+                "SELECT * FROM {parent} p JOIN {} c USING ({})",
+                children[0],
+                if parent == "reports" { "report_id" } else { "accession" }
+            ))
+            .expect("join");
         assert_no_secret(&serde_json::to_value(&joined.rows).expect("json"));
         for sql in [
             format!("SELECT * FROM main.{parent}"),
@@ -154,7 +160,8 @@ fn the_task_cutoff_hides_later_records_and_is_recorded() {
     let (dir, path) = fixture(Route::FinanceEnReports);
     std::fs::create_dir_all(dir.path().join("finance/en")).expect("mkdir");
     std::fs::rename(&path, dir.path().join("finance/en/finance_reports.sqlite")).expect("move");
-    let task = predictive_task("An analyst can access only ACME INC (ACM)'s financial records through FY2020. Forecast.");
+    let task =
+        predictive_task("An analyst can access only ACME INC (ACM)'s financial records through FY2020. Forecast.");
     let db = GuardedDb::for_task(dir.path(), &task, SqlParams::default()).expect("opens");
     assert_eq!(db.boundary().map(|b| &b.cutoff), Some(&Cutoff::FiscalYear { last: 2020 }));
     assert_eq!(count(&db, "SELECT count(*) FROM filings WHERE fiscal_year > 2020"), 0);
@@ -164,7 +171,10 @@ fn the_task_cutoff_hides_later_records_and_is_recorded() {
     assert_eq!(visible, expected);
     let facts = db.query("SELECT f.fiscal_year FROM financial_facts x JOIN filings f USING (accession)").expect("join");
     assert!(facts.rows.iter().all(|r| r[0].as_i64().expect("year") <= 2020));
-    assert_eq!(count(&db, "SELECT count(*) FROM financial_facts WHERE accession NOT IN (SELECT accession FROM filings)"), 0);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM financial_facts WHERE accession NOT IN (SELECT accession FROM filings)"),
+        0
+    );
     let r = db.query("SELECT 1").expect("runs");
     let json = serde_json::to_value(&r).expect("json");
     assert_eq!(json["boundary"]["cutoff"], serde_json::json!({"kind": "fiscal_year", "last": 2020}));

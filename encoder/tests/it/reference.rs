@@ -24,7 +24,8 @@ fn model_or_skip(what: &str) -> Option<PathBuf> {
 fn reference(dir: &std::path::Path) -> (Vec<String>, Vec<Vec<f32>>) {
     let text = fs_err::read_to_string(dir.join("reference_vectors.json")).expect("reference file");
     let v: serde_json::Value = serde_json::from_str(&text).expect("reference JSON");
-    let sentences = v["sentences"].as_array().expect("sentences").iter().map(|s| s.as_str().expect("str").to_string()).collect();
+    let sentences =
+        v["sentences"].as_array().expect("sentences").iter().map(|s| s.as_str().expect("str").to_string()).collect();
     let vectors = v["vectors"]
         .as_array()
         .expect("vectors")

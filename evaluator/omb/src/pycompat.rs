@@ -6,6 +6,9 @@
 
 use serde_json::Value;
 
+/// The `i64` range as floats: `[-2^63, 2^63)`.
+const I64_RANGE: std::ops::Range<f64> = -9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0;
+
 /// Python `str(v)` for a JSON scalar: strings verbatim, `True`/`False`, `None`, integers in
 /// decimal, floats as `repr(float)`. Arrays and objects return `None` (Python would print its
 /// own container syntax, which no benchmark record uses).
@@ -80,8 +83,7 @@ pub fn py_int(v: &Value) -> Option<i64> {
         Value::Number(n) => n.as_i64().or_else(|| {
             let f = n.as_f64()?;
             let t = f.trunc();
-            (f.is_finite() && t >= -9.223_372_036_854_775_808e18 && t < 9.223_372_036_854_775_808e18)
-                .then_some(t as i64)
+            (f.is_finite() && I64_RANGE.contains(&t)).then_some(t as i64)
         }),
         Value::String(s) => py_int_str(s),
         Value::Null | Value::Array(_) | Value::Object(_) => None,
@@ -134,11 +136,7 @@ pub fn pydantic_int(v: &Value) -> Option<i64> {
         Value::Bool(b) => Some(i64::from(*b)),
         Value::Number(n) => n.as_i64().or_else(|| {
             let f = n.as_f64()?;
-            (f.is_finite()
-                && f.fract() == 0.0
-                && f >= -9.223_372_036_854_775_808e18
-                && f < 9.223_372_036_854_775_808e18)
-                .then_some(f as i64)
+            (f.is_finite() && f.fract() == 0.0 && I64_RANGE.contains(&f)).then_some(f as i64)
         }),
         Value::String(s) => {
             let t = s.trim();

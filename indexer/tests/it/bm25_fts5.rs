@@ -25,8 +25,11 @@ fn fts5_parameters_reproduce_sqlite_fts5_rank() {
     let mut tokens = Tokens::new(Analyzer::ZhBigram);
     for unit in ri.store.iter() {
         let unit = unit.expect("unit");
-        conn.execute("INSERT INTO u(rowid, terms) VALUES (?1, ?2)", (i64::from(unit.ord) + 1, tokens.terms(&unit.text).join(" ")))
-            .expect("insert");
+        conn.execute(
+            "INSERT INTO u(rowid, terms) VALUES (?1, ?2)",
+            (i64::from(unit.ord) + 1, tokens.terms(&unit.text).join(" ")),
+        )
+        .expect("insert");
     }
     for query in ["业绩预告更正公告的披露", "回购股份 董事会", "权益变动报告书 5%", "亏损"] {
         let terms = bm25.query_terms(query);
@@ -38,7 +41,11 @@ fn fts5_parameters_reproduce_sqlite_fts5_rank() {
             .map(|r| r.expect("row"))
             .collect();
         let ours = bm25.search(query, 100, &params).expect("search");
-        assert_eq!(ours.iter().map(|h| h.ord).collect::<Vec<_>>(), expected.iter().map(|e| e.0).collect::<Vec<_>>(), "{query}");
+        assert_eq!(
+            ours.iter().map(|h| h.ord).collect::<Vec<_>>(),
+            expected.iter().map(|e| e.0).collect::<Vec<_>>(),
+            "{query}"
+        );
         for (h, (_, s)) in ours.iter().zip(&expected) {
             assert!((h.score - s).abs() < 1e-9, "{query}: {} vs {s}", h.score);
         }

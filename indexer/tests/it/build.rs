@@ -22,7 +22,10 @@ fn rules_index_build_search_and_reopen() {
     assert_eq!((report.action, report.records, report.units, report.excluded), ("built", 5, 5, 0));
 
     let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
-    assert_eq!(ri.fingerprint.bm25.iter().map(|p| p.analyzer).collect::<Vec<_>>(), vec![Analyzer::ZhJieba, Analyzer::ZhBigram]);
+    assert_eq!(
+        ri.fingerprint.bm25.iter().map(|p| p.analyzer).collect::<Vec<_>>(),
+        vec![Analyzer::ZhJieba, Analyzer::ZhBigram]
+    );
     for a in [Analyzer::ZhJieba, Analyzer::ZhBigram] {
         assert_eq!(top_record(&ri, a, "回购股份的方案需要董事会审议吗").as_deref(), Some("4"), "{a}");
         assert_eq!(top_record(&ri, a, "权益变动报告书").as_deref(), Some("5"), "{a}");

@@ -3,7 +3,10 @@
 //! a query embedder that is not the index's model.
 
 use anser_indexer::{ApiEmbedder, BuildOptions, Embedder, OnnxEmbedder, RouteIndex, build_route};
-use anser_llm::{ApiKey, EndpointConfig, mock::{MockConfig, MockServer}};
+use anser_llm::{
+    ApiKey, EndpointConfig,
+    mock::{MockConfig, MockServer},
+};
 use anser_manifest::Route;
 
 use crate::fixtures::{RULES, rules_corpus};

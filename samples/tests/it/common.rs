@@ -64,8 +64,7 @@ pub fn s(v: &Value) -> &str {
 /// Parse the number after `prefix` in `text` (digits, sign, dot).
 pub fn number_after(text: &str, prefix: &str) -> Option<f64> {
     let start = text.find(prefix)? + prefix.len();
-    let num: String =
-        text[start..].chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-').collect();
+    let num: String = text[start..].chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == '-').collect();
     num.trim_end_matches('.').parse().ok()
 }
 
@@ -76,7 +75,8 @@ pub fn fisher(a: u64, b: u64, c: u64, d: u64) -> f64 {
     let n = r1 + r2;
     let lnf = |k: u64| (1..=k).map(|i| (i as f64).ln()).sum::<f64>();
     let p = |x: u64| {
-        (lnf(r1) + lnf(r2) + lnf(c1) + lnf(n - c1) - lnf(n) - lnf(x) - lnf(r1 - x) - lnf(c1 - x) - lnf(r2 + x - c1)).exp()
+        (lnf(r1) + lnf(r2) + lnf(c1) + lnf(n - c1) - lnf(n) - lnf(x) - lnf(r1 - x) - lnf(c1 - x) - lnf(r2 + x - c1))
+            .exp()
     };
     let lo = c1.saturating_sub(r2);
     let hi = r1.min(c1);

@@ -68,11 +68,15 @@ fn zh_trends_follow_the_stated_rule() {
         let code = zh_code(q);
         let (name, expr) = zh_field(q);
         let ratio = name.ends_with('率');
-        let ids: Vec<String> = t["evidence"].as_array().expect("list").iter().map(|e| s(&e["id"]).to_string()).collect();
+        let ids: Vec<String> =
+            t["evidence"].as_array().expect("list").iter().map(|e| s(&e["id"]).to_string()).collect();
         assert!(ids.iter().all(|id| id.starts_with(&code)));
         let vals: Vec<f64> = ids
             .iter()
-            .map(|id| conn.query_row(&format!("SELECT {expr} FROM financial_fields WHERE report_id = ?1"), [id], |r| r.get(0)).expect("row"))
+            .map(|id| {
+                conn.query_row(&format!("SELECT {expr} FROM financial_fields WHERE report_id = ?1"), [id], |r| r.get(0))
+                    .expect("row")
+            })
             .collect();
         let ch = |a: f64, b: f64| if ratio { b - a } else { (b - a) / a.abs() * 100.0 };
         let (d1, d2) = (ch(vals[0], vals[1]), ch(vals[1], vals[2]));
@@ -123,10 +127,18 @@ fn no_gold_evidence_points_to_a_ground_truth_report() {
             for e in t["evidence"].as_array().expect("list") {
                 let n: i64 = match e.get("accession") {
                     Some(acc) => en
-                        .query_row("SELECT count(*) FROM filings WHERE accession = ?1 AND split = 'retrieval'", [s(acc)], |r| r.get(0))
+                        .query_row(
+                            "SELECT count(*) FROM filings WHERE accession = ?1 AND split = 'retrieval'",
+                            [s(acc)],
+                            |r| r.get(0),
+                        )
                         .expect("query"),
                     None => en
-                        .query_row("SELECT count(*) FROM companies WHERE cik = ?1", [s(&e["cik"]).parse::<i64>().expect("cik")], |r| r.get(0))
+                        .query_row(
+                            "SELECT count(*) FROM companies WHERE cik = ?1",
+                            [s(&e["cik"]).parse::<i64>().expect("cik")],
+                            |r| r.get(0),
+                        )
                         .expect("query"),
                 };
                 assert_eq!(n, 1, "{}: {e}", t["id"]);
@@ -240,7 +252,9 @@ fn en_scope(q: &str) -> (String, Vec<String>) {
 }
 
 fn with_year(fy: i64, args: &[String]) -> Vec<rusqlite::types::Value> {
-    std::iter::once(rusqlite::types::Value::Integer(fy)).chain(args.iter().map(|a| rusqlite::types::Value::Text(a.clone()))).collect()
+    std::iter::once(rusqlite::types::Value::Integer(fy))
+        .chain(args.iter().map(|a| rusqlite::types::Value::Text(a.clone())))
+        .collect()
 }
 
 #[test]
@@ -280,7 +294,9 @@ fn en_cross_section_means_recompute_with_sql() {
         let num = if q.contains("operating margin") { "operating_profit" } else { "net_profit" };
         let accs: Vec<&str> = t["evidence"].as_array().expect("list").iter().map(|e| s(&e["accession"])).collect();
         let placeholders = vec!["?"; accs.len()].join(",");
-        let sql = format!("SELECT avg({num} * 100.0 / total_revenue) FROM financial_facts WHERE accession IN ({placeholders})");
+        let sql = format!(
+            "SELECT avg({num} * 100.0 / total_revenue) FROM financial_facts WHERE accession IN ({placeholders})"
+        );
         let mean: f64 = conn.query_row(&sql, rusqlite::params_from_iter(accs.iter()), |r| r.get(0)).expect("avg");
         let gt: f64 = s(&t["ground_truth"]).parse().expect("number");
         assert!((mean - gt).abs() < 0.006, "{q}: {mean} vs {gt}");
@@ -304,14 +320,17 @@ fn en_cross_section_means_recompute_with_sql() {
 #[test]
 fn finauditing_expected_values_recompute_from_facts_and_relationships() {
     let conn = db("finance/en/audit_rules.sqlite");
-    let tasks: Vec<Value> = tasks("finance/en/prescriptive.json").into_iter().filter(|t| t["type"] == "FinAuditing").collect();
+    let tasks: Vec<Value> =
+        tasks("finance/en/prescriptive.json").into_iter().filter(|t| t["type"] == "FinAuditing").collect();
     assert!(!tasks.is_empty());
     for t in tasks {
         let fact_id = s(&t["evidence"][0]["FACT_id"]);
         let (filing, concept, value, dims): (String, String, String, String) = conn
-            .query_row("SELECT filing_id, concept, value, dimensions FROM filing_facts WHERE fact_id = ?1", [fact_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
+            .query_row(
+                "SELECT filing_id, concept, value, dimensions FROM filing_facts WHERE fact_id = ?1",
+                [fact_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
             .expect("fact");
         assert_eq!(dims, "{}");
         assert!(s(&t["query"]).contains(&concept));

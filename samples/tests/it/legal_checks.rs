@@ -89,11 +89,19 @@ fn zh_counts_match_the_feature_table() {
             }
         }
         if let Some(year) = number_after(q, "裁判日期在") {
-            sets.push(column(&conn, "SELECT anhao FROM cases WHERE anyou = ?1 AND caipanriqi LIKE ?2", &[&anyou, &format!("{year}-%")]));
+            sets.push(column(
+                &conn,
+                "SELECT anhao FROM cases WHERE anyou = ?1 AND caipanriqi LIKE ?2",
+                &[&anyou, &format!("{year}-%")],
+            ));
         }
         for program in ["一审", "二审"] {
             if q.contains(&format!("审判程序为{program}")) {
-                sets.push(column(&conn, "SELECT anhao FROM cases WHERE anyou = ?1 AND shenpanchengxu = ?2", &[&anyou, &program]));
+                sets.push(column(
+                    &conn,
+                    "SELECT anhao FROM cases WHERE anyou = ?1 AND shenpanchengxu = ?2",
+                    &[&anyou, &program],
+                ));
             }
         }
         let parts = q.matches('且').count() + 1;
@@ -123,9 +131,11 @@ fn check_binary(t: &Value, positives: u64) {
     let v = &t["ground_truth"]["value"];
     let n = v["n"].as_u64().expect("n");
     let (r1, r0) = (v["outcome_rate_x1"].as_f64().expect("r1"), v["outcome_rate_x0"].as_f64().expect("r0"));
-    let (a, b, c, d) = table_from_rates(n, r1, r0, positives).unwrap_or_else(|| panic!("{}: no 2x2 table fits", t["id"]));
+    let (a, b, c, d) =
+        table_from_rates(n, r1, r0, positives).unwrap_or_else(|| panic!("{}: no 2x2 table fits", t["id"]));
     let (fa, fb, fc, fd) = (a as f64, b as f64, c as f64, d as f64);
-    let or = if a * b * c * d == 0 { ((fa + 0.5) * (fd + 0.5)) / ((fb + 0.5) * (fc + 0.5)) } else { (fa * fd) / (fb * fc) };
+    let or =
+        if a * b * c * d == 0 { ((fa + 0.5) * (fd + 0.5)) / ((fb + 0.5) * (fc + 0.5)) } else { (fa * fd) / (fb * fc) };
     let p = fisher(a, b, c, d);
     assert!((r6(or) - v["odds_ratio"].as_f64().expect("or")).abs() < 2e-6, "{}: OR {or}", t["id"]);
     assert!((r6(p) - v["p_value"].as_f64().expect("p")).abs() < 2e-6, "{}: p {p}", t["id"]);
@@ -153,7 +163,11 @@ fn zh_binary_associations_recompute_from_the_cohort() {
         let mut positives = 0;
         for anhao in evidence_set(&t) {
             let y: String = conn
-                .query_row("SELECT feature_value FROM case_features WHERE anhao = ?1 AND feature_key = ?2", [&anhao, key], |r| r.get(0))
+                .query_row(
+                    "SELECT feature_value FROM case_features WHERE anhao = ?1 AND feature_key = ?2",
+                    [&anhao, key],
+                    |r| r.get(0),
+                )
                 .expect("outcome recorded for every cohort case");
             positives += u64::from(y == "是");
         }
@@ -198,10 +212,14 @@ fn en_counts_recompute_from_the_registry_and_case_features() {
             let feature = key.split_once('.').map_or(key.as_str(), |(_, f)| f).to_string();
             let base = "SELECT case_id FROM case_feature WHERE matter_type = ?1 AND feature_key = ?2 AND value_status = 'observed'";
             match display.split_once('…') {
-                None if q.contains(&display) => sets.push(column(&conn, &format!("{base} AND value_json = 'true'"), &[&matter, &feature])),
+                None if q.contains(&display) => {
+                    sets.push(column(&conn, &format!("{base} AND value_json = 'true'"), &[&matter, &feature]))
+                }
                 Some((pre, post)) if q.contains(pre) && !pre.is_empty() => {
                     let rest = &q[q.find(pre).expect("prefix") + pre.len()..];
-                    let Some(end) = (if post.is_empty() { Some(rest.len()) } else { rest.find(post) }) else { continue };
+                    let Some(end) = (if post.is_empty() { Some(rest.len()) } else { rest.find(post) }) else {
+                        continue;
+                    };
                     let raw = rest[..end].split([' ', '?']).next().unwrap_or_default().to_string();
                     let raw = if value_type == "enum" { rest[..end].to_string() } else { raw };
                     if value_type == "number" {
@@ -241,7 +259,11 @@ fn en_binary_associations_recompute_from_the_cohort() {
         let mut positives = 0;
         for case in evidence_set(&t) {
             let v: String = conn
-                .query_row("SELECT value_json FROM case_feature WHERE case_id = ?1 AND feature_key = ?2", [&case, &outcome], |r| r.get(0))
+                .query_row(
+                    "SELECT value_json FROM case_feature WHERE case_id = ?1 AND feature_key = ?2",
+                    [&case, &outcome],
+                    |r| r.get(0),
+                )
                 .expect("outcome value");
             positives += u64::from(v == "true");
         }
@@ -254,7 +276,8 @@ fn precedent_answers_are_the_holding_of_the_gold_document() {
     let conn = db("legal/en/precedents.sqlite");
     for t in tasks("legal/en/prescriptive.json") {
         let docid = s(&t["evidence"][0]["docid"]);
-        let text: String = conn.query_row("SELECT case_text FROM documents WHERE docid = ?1", [docid], |r| r.get(0)).expect("doc");
+        let text: String =
+            conn.query_row("SELECT case_text FROM documents WHERE docid = ?1", [docid], |r| r.get(0)).expect("doc");
         let holding = text.split("HOLDING: ").nth(1).expect("holding");
         assert_eq!(holding, s(&t["ground_truth"]), "{}", t["id"]);
     }

@@ -8,6 +8,8 @@ mod corpus;
 mod determinism;
 mod finance_checks;
 mod legal_checks;
+mod medium;
+mod oracle;
 mod other_checks;
 mod output_dir;
 mod tasks;

@@ -24,7 +24,9 @@ fn zh_rule_evidence_exists_and_is_not_newer_than_the_facts() {
         // Years of the dates in the question (`2023年5月8日`).
         let years: Vec<i64> = q
             .match_indices('年')
-            .filter_map(|(k, _)| q[..k].chars().rev().take(4).collect::<String>().chars().rev().collect::<String>().parse().ok())
+            .filter_map(|(k, _)| {
+                q[..k].chars().rev().take(4).collect::<String>().chars().rev().collect::<String>().parse().ok()
+            })
             .collect();
         let latest = *years.iter().max().expect("a dated fact");
         for e in t["evidence"].as_array().expect("list") {
@@ -42,7 +44,9 @@ fn regbench_cites_existing_paragraphs_and_market_risk_conclusions_follow_the_num
     for t in tasks("finance/en/prescriptive.json").iter().filter(|t| t["type"] == "RegBench") {
         for e in t["evidence"].as_array().expect("list") {
             let n: i64 = conn
-                .query_row("SELECT count(*) FROM regulation_paragraphs WHERE paragraph_id = ?1", [s(&e["id"])], |r| r.get(0))
+                .query_row("SELECT count(*) FROM regulation_paragraphs WHERE paragraph_id = ?1", [s(&e["id"])], |r| {
+                    r.get(0)
+                })
                 .expect("query");
             assert_eq!(n, 1, "{e}");
         }
@@ -103,7 +107,11 @@ fn science_evidence_is_eligible_and_the_synthesis_follows_from_the_abstracts() {
                     let winner = (0..3).max_by_key(|&k| directions[k]).expect("directions");
                     let word = ["reduces", "no", "increases"];
                     let alt = ["lower", "no consistent", "higher"];
-                    assert!(gt.contains(word[winner]) || gt.contains(alt[winner]), "{}: {gt} vs {directions:?}", t["id"]);
+                    assert!(
+                        gt.contains(word[winner]) || gt.contains(alt[winner]),
+                        "{}: {gt} vs {directions:?}",
+                        t["id"]
+                    );
                 }
                 _ => {}
             }

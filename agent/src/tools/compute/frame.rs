@@ -28,9 +28,10 @@ impl From<&SqlResult> for Table {
 impl Table {
     /// The values of one column.
     pub fn column(&self, name: &str) -> Result<impl Iterator<Item = &Value>> {
-        let i = self.columns.iter().position(|c| c == name).ok_or_else(|| {
-            Error::Compute(format!("no column {name:?}; the input has {}", self.columns.join(", ")))
-        })?;
+        let i =
+            self.columns.iter().position(|c| c == name).ok_or_else(|| {
+                Error::Compute(format!("no column {name:?}; the input has {}", self.columns.join(", ")))
+            })?;
         Ok(self.rows.iter().map(move |r| r.get(i).unwrap_or(&Value::Null)))
     }
 }
@@ -224,7 +225,9 @@ fn literal(v: &Value) -> Result<Expr> {
         Value::Number(n) if n.is_i64() => lit(n.as_i64().unwrap_or_default()),
         Value::Number(n) => lit(n.as_f64().unwrap_or(f64::NAN)),
         Value::String(s) => lit(s.clone()),
-        other => return Err(Error::Compute(format!("a filter value must be a number, string or boolean, not {other}"))),
+        other => {
+            return Err(Error::Compute(format!("a filter value must be a number, string or boolean, not {other}")));
+        }
     })
 }
 
@@ -325,7 +328,8 @@ fn apply(df: LazyFrame, op: &FrameOp) -> Result<LazyFrame> {
             let change = match kind {
                 ChangeKind::Difference => v - prev,
                 ChangeKind::Percent => {
-                    let magnitude = when(prev.clone().lt(lit(0.0))).then(lit(0.0) - prev.clone()).otherwise(prev.clone());
+                    let magnitude =
+                        when(prev.clone().lt(lit(0.0))).then(lit(0.0) - prev.clone()).otherwise(prev.clone());
                     when(prev.clone().eq(lit(0.0))).then(lit(NULL)).otherwise((v - prev) / magnitude * lit(100.0))
                 }
             };
@@ -349,8 +353,7 @@ fn apply(df: LazyFrame, op: &FrameOp) -> Result<LazyFrame> {
         }
         FrameOp::Distinct { columns } => {
             require(&df, &columns.iter().map(String::as_str).collect::<Vec<_>>())?;
-            let subset =
-                (!columns.is_empty()).then(|| cols(columns.iter().map(|c| c.as_str()).collect::<Vec<_>>()));
+            let subset = (!columns.is_empty()).then(|| cols(columns.iter().map(|c| c.as_str()).collect::<Vec<_>>()));
             df.unique_stable(subset, UniqueKeepStrategy::First)
         }
         FrameOp::Limit { n } => df.limit(*n as IdxSize),

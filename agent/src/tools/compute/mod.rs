@@ -52,20 +52,9 @@ pub struct AnswerDraft {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ComputeResult {
-    Frame {
-        table: Table,
-    },
-    BinaryAssociation {
-        stats: BinaryAssociation,
-        convention: Convention,
-        answer: AnswerDraft,
-        dropped_rows: usize,
-    },
-    ContinuousAssociation {
-        stats: ContinuousAssociation,
-        answer: AnswerDraft,
-        dropped_rows: usize,
-    },
+    Frame { table: Table },
+    BinaryAssociation { stats: BinaryAssociation, convention: Convention, answer: AnswerDraft, dropped_rows: usize },
+    ContinuousAssociation { stats: ContinuousAssociation, answer: AnswerDraft, dropped_rows: usize },
 }
 
 /// 1/0, true/false, "1"/"0", "true"/"false", "yes"/"no", "是"/"否"; null → not eligible.
@@ -116,10 +105,8 @@ pub fn compute(table: &Table, request: &ComputeRequest, language: Language) -> R
             }
             let stats = BinaryAssociation::new(TwoByTwo::from_pairs(pairs))?;
             let convention = convention.unwrap_or(Convention::release(language));
-            let answer = AnswerDraft {
-                option: stats.option(convention, language).to_string(),
-                value: stats.value(convention),
-            };
+            let answer =
+                AnswerDraft { option: stats.option(convention, language).to_string(), value: stats.value(convention) };
             Ok(ComputeResult::BinaryAssociation { stats, convention, answer, dropped_rows: dropped })
         }
         ComputeRequest::ContinuousAssociation { x, y, bootstrap } => {

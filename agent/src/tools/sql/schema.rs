@@ -186,9 +186,10 @@ fn registry(db: &GuardedDb) -> Result<Option<FeatureRegistry>> {
                     .rows
                     .iter()
                     .map(|v| {
-                        let value = v.first().and_then(text).map(|s| {
-                            shorten(Value::String(s)).as_str().map(String::from).unwrap_or_default()
-                        });
+                        let value = v
+                            .first()
+                            .and_then(text)
+                            .map(|s| shorten(Value::String(s)).as_str().map(String::from).unwrap_or_default());
                         (value.unwrap_or_else(|| "NULL".into()), v.get(1).and_then(Value::as_u64).unwrap_or(0))
                     })
                     .collect();

@@ -125,19 +125,18 @@ impl ViewPlan {
             }
             for (kid, col) in kids {
                 let parent_view = quote_ident(&format!("anser_{nonce}_{table}"));
-                preds
-                    .entry(kid.clone())
-                    .or_default()
-                    .push(format!("{} IN (SELECT {} FROM {parent_view})", quote_ident(&col), quote_ident(key)));
+                preds.entry(kid.clone()).or_default().push(format!(
+                    "{} IN (SELECT {} FROM {parent_view})",
+                    quote_ident(&col),
+                    quote_ident(key)
+                ));
                 if !order.contains(&kid) {
                     order.push(kid);
                 }
             }
         }
-        let filtered = order
-            .into_iter()
-            .filter_map(|t| preds.remove(&t).filter(|p| !p.is_empty()).map(|p| (t, p)))
-            .collect();
+        let filtered =
+            order.into_iter().filter_map(|t| preds.remove(&t).filter(|p| !p.is_empty()).map(|p| (t, p))).collect();
         ViewPlan { nonce, rules, filtered }
     }
 
@@ -184,7 +183,10 @@ mod tests {
         assert_eq!(plan.rules[0].children, ["financial_fields.report_id", "report_chunks.report_id"]);
         let stmts = plan.create_statements();
         assert_eq!(stmts.len(), 6);
-        assert!(stmts[2].contains(&format!("\"report_id\" IN (SELECT \"report_id\" FROM \"anser_{}_reports\")", plan.nonce)));
+        assert!(
+            stmts[2]
+                .contains(&format!("\"report_id\" IN (SELECT \"report_id\" FROM \"anser_{}_reports\")", plan.nonce))
+        );
     }
 
     #[test]

@@ -1,0 +1,597 @@
+//! `agent`: an LLM drives the tools (schema, sql, compute, search, open, answer) through OpenAI
+//! tool calling until it submits an answer that validates, or a budget runs out and it is asked
+//! for its final answer without tools.
+//!
+//! Budgets: steps (model turns), total tokens of the task, and the per-task deadline (the final
+//! answer is forced when less than [`AgentParams::force_fraction`] of it remains). A malformed
+//! tool call is answered with an error message the model can act on, never a crash. Every
+//! step is a trace event with its latency and tokens, by stage.
+
+use std::{
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use anser_llm::{ChatRequest, Client, Message, Tool, ToolCall, ToolChoice, Usage};
+use anser_manifest::{CorpusFormat, Manifest, PublicTask};
+use futures_util::{FutureExt, future::BoxFuture};
+use serde_json::{Value, json};
+
+use super::{
+    Solved, Solver, add_usage,
+    output::{AnswerContract, extract_answer},
+    search::Searcher,
+};
+use crate::{
+    Error, Result,
+    run::{GenerationStatus, Stage, TaskTrace},
+    tools::{
+        answer::check_final,
+        compute::{ComputeRequest, Table, compute},
+        sql::{GuardedDb, SqlParams, SqlResult},
+    },
+};
+
+/// Default number of model turns per task.
+pub const DEFAULT_MAX_STEPS: usize = 12;
+/// Default token budget of one task (all its calls).
+pub const DEFAULT_MAX_TASK_TOKENS: u64 = 200_000;
+/// Default number of SQL rows shown to the model per result (all rows stay usable by reference).
+pub const DEFAULT_ROWS_SHOWN: usize = 30;
+/// Default maximum characters of one tool message.
+pub const DEFAULT_TOOL_MESSAGE_CHARS: usize = 12_000;
+/// Force the final answer when less than this fraction of the deadline remains.
+pub const DEFAULT_FORCE_FRACTION: f64 = 0.15;
+/// Default number of search hits returned to the model.
+pub const DEFAULT_SEARCH_K: usize = 8;
+
+/// Budgets and limits of the agent.
+#[derive(Debug, Clone)]
+pub struct AgentParams {
+    pub max_steps: usize,
+    pub max_task_tokens: u64,
+    /// Output-token cap per call.
+    pub max_tokens_per_call: u32,
+    pub temperature: f64,
+    pub rows_shown: usize,
+    pub tool_message_chars: usize,
+    pub force_fraction: f64,
+    pub deadline: Option<Duration>,
+    pub sql: SqlParams,
+}
+
+impl Default for AgentParams {
+    fn default() -> Self {
+        AgentParams {
+            max_steps: DEFAULT_MAX_STEPS,
+            max_task_tokens: DEFAULT_MAX_TASK_TOKENS,
+            max_tokens_per_call: 8192,
+            temperature: 0.0,
+            rows_shown: DEFAULT_ROWS_SHOWN,
+            tool_message_chars: DEFAULT_TOOL_MESSAGE_CHARS,
+            force_fraction: DEFAULT_FORCE_FRACTION,
+            deadline: None,
+            sql: SqlParams::default(),
+        }
+    }
+}
+
+impl AgentParams {
+    pub fn validate(&self) -> Result<()> {
+        if self.max_steps == 0 {
+            return Err(Error::Param("--max-steps must be at least 1".into()));
+        }
+        if self.rows_shown == 0 || self.tool_message_chars < 200 {
+            return Err(Error::Param("rows shown must be ≥ 1 and tool messages ≥ 200 characters".into()));
+        }
+        if !(0.0..1.0).contains(&self.force_fraction) {
+            return Err(Error::Param("force fraction must be in [0, 1)".into()));
+        }
+        self.sql.validate()
+    }
+}
+
+/// The LLM tool-loop method.
+#[derive(Debug)]
+pub struct AgentMethod {
+    client: Client,
+    corpus_root: PathBuf,
+    searcher: Option<Arc<dyn Searcher>>,
+    params: AgentParams,
+}
+
+impl AgentMethod {
+    pub fn new(
+        client: Client,
+        corpus_root: PathBuf,
+        searcher: Option<Arc<dyn Searcher>>,
+        params: AgentParams,
+    ) -> Result<AgentMethod> {
+        params.validate()?;
+        Ok(AgentMethod { client, corpus_root, searcher, params })
+    }
+}
+
+/// The system prompt of a task (our own words): the tools, the route and the contract.
+pub fn system_prompt(task: &PublicTask, has_sql: bool, has_search: bool) -> String {
+    let spec = Manifest::get().route(task.route);
+    let contract = AnswerContract::of(task);
+    let mut s = format!(
+        "You are an analytical search agent. You answer one task from one corpus: {} ({}).\n\
+         Work in steps with the tools, then call `answer` exactly once with the final answer and the evidence.\n",
+        task.route, spec.description
+    );
+    if has_sql {
+        s.push_str(
+            "- `schema` lists tables, columns, sample values and the feature dictionary; call it first.\n\
+             - `sql` runs one read-only SELECT; results are stored as r1, r2, … and you see the first rows.\n\
+             - `compute` runs dataframe operations or association statistics on a stored result.\n",
+        );
+    }
+    if has_search {
+        s.push_str("- `search` ranks passages of the corpus for a query; `open` shows one whole record by its id.\n");
+    }
+    s.push_str(
+        "- `answer` submits {answer, evidence} (evidence = identifiers of the records you used; for counts and \
+         cohorts the whole population, e.g. via evidence_from = {result, column}). If it is rejected, fix and resubmit.\n",
+    );
+    s.push_str(match contract {
+        AnswerContract::Integer => "The answer is one integer: the number of distinct qualifying records; the evidence is all of them.\n",
+        AnswerContract::Relation => "The answer is a JSON object {\"option\": ..., \"value\": {...}} with the statistics the instruction lists; compute them with `compute`; the evidence is the whole cohort.\n",
+        AnswerContract::RuleValue => "The answer is a JSON object {\"applied_rule\": ..., \"expected_value\": ...}.\n",
+        AnswerContract::Text => "The answer is the short text the instruction asks for.\n",
+    });
+    s.push_str("Respect every information cutoff the task states: the tools already hide later records.");
+    s
+}
+
+fn tools(has_sql: bool, has_search: bool) -> Vec<Tool> {
+    let mut out = Vec::new();
+    if has_sql {
+        out.push(Tool::new(
+            "schema",
+            "Tables, columns with sample values, and the feature dictionary of this corpus.",
+            json!({"type": "object", "properties": {}}),
+        ));
+        out.push(Tool::new(
+            "sql",
+            "Run one read-only SELECT/WITH statement on this corpus. Returns columns, the first rows and the row count; the full result is stored as r<N>.",
+            json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
+        ));
+        out.push(Tool::new(
+            "compute",
+            "Compute over a stored SQL result. request.kind is 'frame' (ops: filter/group/count distinct/rates/rank/change), 'binary_association' (x, y columns; 0/1) or 'continuous_association' (x 0/1, y numeric).",
+            json!({"type": "object", "properties": {"input": {"type": "string", "description": "a stored result, e.g. r2"}, "request": {"type": "object"}}, "required": ["input", "request"]}),
+        ));
+    }
+    if has_search {
+        out.push(Tool::new(
+            "search",
+            "Rank passages of this corpus for a query. Returns evidence ids, scores and text snippets.",
+            json!({"type": "object", "properties": {"query": {"type": "string"}, "k": {"type": "integer", "minimum": 1, "maximum": 50}}, "required": ["query"]}),
+        ));
+        out.push(Tool::new(
+            "open",
+            "The whole record behind one evidence id of this corpus.",
+            json!({"type": "object", "properties": {"id": {}}, "required": ["id"]}),
+        ));
+    }
+    out.push(Tool::new(
+        "answer",
+        "Submit the final answer and its evidence. Evidence: a list of ids, and/or evidence_from = {result: 'r2', column: 'anhao'} to take a whole column of a stored result.",
+        json!({"type": "object", "properties": {
+            "answer": {},
+            "evidence": {"type": "array"},
+            "evidence_from": {"type": "object", "properties": {"result": {"type": "string"}, "column": {"type": "string"}}}
+        }, "required": ["answer"]}),
+    ));
+    out
+}
+
+/// Per-task state of the loop: the database, stored results, usage.
+struct TaskState<'a> {
+    task: &'a PublicTask,
+    corpus_root: &'a std::path::Path,
+    db: Option<GuardedDb>,
+    searcher: Option<Arc<dyn Searcher>>,
+    results: Vec<SqlResult>,
+    params: &'a AgentParams,
+    /// Evidence seen through search/open, in order (used when a forced answer names none).
+    seen_evidence: Vec<Value>,
+}
+
+/// What executing one tool call produced.
+enum ToolOutcome {
+    Message(String),
+    Final { answer: Value, evidence: Vec<Value>, flags: Vec<String> },
+}
+
+impl TaskState<'_> {
+    fn shown(&self, v: Value) -> String {
+        let mut s = v.to_string();
+        if s.len() > self.params.tool_message_chars {
+            let mut cut = self.params.tool_message_chars;
+            while !s.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            s.truncate(cut);
+            s.push_str("…(truncated)");
+        }
+        s
+    }
+
+    fn result_ref(&self, name: &str) -> Result<&SqlResult> {
+        let index: usize =
+            name.trim().trim_start_matches('r').parse().map_err(|_| {
+                Error::Param(format!("{name:?} is not a stored result; use r1 … r{}", self.results.len()))
+            })?;
+        self.results
+            .get(index.wrapping_sub(1))
+            .ok_or_else(|| Error::Param(format!("no stored result {name}; there are {}", self.results.len())))
+    }
+
+    /// Execute one tool call synchronously (SQL, compute and retrieval block).
+    fn execute(&mut self, call: &ToolCall, trace: &mut TaskTrace) -> ToolOutcome {
+        let started = Instant::now();
+        let args = match call.arguments_json() {
+            Ok(Value::Object(m)) => Value::Object(m),
+            Ok(Value::Null) => json!({}),
+            Ok(other) => {
+                return self.fail(call, trace, started, format!("arguments must be a JSON object, got {other}"));
+            }
+            Err(e) => {
+                return self.fail(call, trace, started, format!("arguments are not valid JSON ({e}); resend the call"));
+            }
+        };
+        let (stage, outcome) = match call.name.as_str() {
+            "schema" => (Stage::Sql, self.schema()),
+            "sql" => (Stage::Sql, self.sql(&args)),
+            "compute" => (Stage::Compute, self.compute(&args)),
+            "search" => (Stage::Retrieval, self.search(&args)),
+            "open" => (Stage::Retrieval, self.open(&args)),
+            "answer" => (Stage::Task, self.answer(&args)),
+            other => (Stage::Task, Err(Error::Param(format!("unknown tool {other:?}; use one of the tools offered")))),
+        };
+        match outcome {
+            Ok(o) => {
+                let size = match &o {
+                    ToolOutcome::Message(m) => m.len(),
+                    ToolOutcome::Final { evidence, .. } => evidence.len(),
+                };
+                trace.record(
+                    "tool_call",
+                    stage,
+                    started,
+                    0,
+                    json!({"tool": call.name, "arguments": args, "result_chars": size}),
+                    None,
+                );
+                o
+            }
+            Err(e) => {
+                let message = e.to_string();
+                trace.record(
+                    "tool_call",
+                    stage,
+                    started,
+                    0,
+                    json!({"tool": call.name, "arguments": args}),
+                    Some(message.clone()),
+                );
+                ToolOutcome::Message(json!({"ok": false, "error": message}).to_string())
+            }
+        }
+    }
+
+    fn fail(&self, call: &ToolCall, trace: &mut TaskTrace, started: Instant, message: String) -> ToolOutcome {
+        trace.record(
+            "tool_call",
+            Stage::Task,
+            started,
+            0,
+            json!({"tool": call.name, "raw_arguments": call.arguments}),
+            Some(message.clone()),
+        );
+        ToolOutcome::Message(json!({"ok": false, "error": message}).to_string())
+    }
+
+    fn db(&self) -> Result<&GuardedDb> {
+        self.db.as_ref().ok_or(Error::NotSqlite(self.task.route))
+    }
+
+    fn schema(&self) -> Result<ToolOutcome> {
+        let report = self.db()?.schema(3)?;
+        Ok(ToolOutcome::Message(self.shown(serde_json::to_value(report).map_err(|e| Error::Internal(e.to_string()))?)))
+    }
+
+    fn sql(&mut self, args: &Value) -> Result<ToolOutcome> {
+        let query =
+            args["query"].as_str().ok_or_else(|| Error::Param("sql needs {\"query\": \"SELECT ...\"}".into()))?;
+        let result = self.db()?.query(query)?;
+        let name = format!("r{}", self.results.len() + 1);
+        let rows: Vec<&Vec<Value>> = result.rows.iter().take(self.params.rows_shown).collect();
+        let message = json!({
+            "ok": true, "stored_as": name, "columns": result.columns, "row_count": result.row_count,
+            "truncated": result.truncated, "rows_shown": rows.len(), "rows": rows, "boundary": result.boundary,
+        });
+        self.results.push(result);
+        Ok(ToolOutcome::Message(self.shown(message)))
+    }
+
+    fn compute(&self, args: &Value) -> Result<ToolOutcome> {
+        let input = args["input"].as_str().ok_or_else(|| Error::Param("compute needs \"input\": \"r<N>\"".into()))?;
+        let request: ComputeRequest = serde_json::from_value(args["request"].clone())
+            .map_err(|e| Error::Param(format!("compute request: {e}")))?;
+        let stored = self.result_ref(input)?;
+        let table = Table { columns: stored.columns.clone(), rows: stored.rows.clone() };
+        let out = compute(&table, &request, self.task.group.language)?;
+        Ok(ToolOutcome::Message(self.shown(json!({"ok": true, "result": out}))))
+    }
+
+    fn search(&mut self, args: &Value) -> Result<ToolOutcome> {
+        let searcher =
+            self.searcher.clone().ok_or_else(|| Error::Param("no retriever is configured for this run".into()))?;
+        let query = args["query"].as_str().ok_or_else(|| Error::Param("search needs {\"query\": ...}".into()))?;
+        let k = args["k"].as_u64().map_or(DEFAULT_SEARCH_K, |k| k.clamp(1, 50) as usize);
+        let hits = searcher.search(self.task, query, k).map_err(Error::Internal)?;
+        let shown: Vec<Value> = hits
+            .iter()
+            .map(|h| json!({"evidence": h.evidence, "score": h.score, "text": h.text.chars().take(600).collect::<String>()}))
+            .collect();
+        for h in hits {
+            if !self.seen_evidence.contains(&h.evidence) {
+                self.seen_evidence.push(h.evidence);
+            }
+        }
+        Ok(ToolOutcome::Message(self.shown(json!({"ok": true, "hits": shown}))))
+    }
+
+    fn open(&self, args: &Value) -> Result<ToolOutcome> {
+        let id = crate::method::record::id_text(&args["id"])
+            .ok_or_else(|| Error::Param("open needs {\"id\": <evidence id>}".into()))?;
+        match crate::method::record::open_record(self.corpus_root, self.task, self.db.as_ref(), &id)? {
+            Some(record) => Ok(ToolOutcome::Message(self.shown(json!({"ok": true, "record": record})))),
+            None => Err(Error::Param(format!("no record {id} in route {}", self.task.route))),
+        }
+    }
+
+    fn answer(&self, args: &Value) -> Result<ToolOutcome> {
+        let answer = args.get("answer").cloned().ok_or_else(|| Error::Answer("`answer` is required".into()))?;
+        let mut evidence: Vec<Value> = args["evidence"].as_array().cloned().unwrap_or_default();
+        if let Some(from) = args.get("evidence_from").filter(|v| v.is_object()) {
+            let stored = self.result_ref(from["result"].as_str().unwrap_or_default())?;
+            let column = from["column"].as_str().unwrap_or_default();
+            let idx = stored.columns.iter().position(|c| c == column).ok_or_else(|| {
+                Error::Param(format!("result has no column {column:?}; columns: {}", stored.columns.join(", ")))
+            })?;
+            if stored.truncated {
+                return Err(Error::Param(format!(
+                    "result {} was truncated at {} rows; select only the id column so the whole population fits",
+                    from["result"], stored.row_count
+                )));
+            }
+            evidence.extend(stored.rows.iter().filter_map(|r| r.get(idx).cloned()).filter(|v| !v.is_null()));
+        }
+        let check = check_final(self.task, &answer, &evidence, self.db.as_ref())?;
+        let mut flags = Vec::new();
+        if check.consistency.count_matches_evidence == Some(false) {
+            flags.push("count_differs_from_evidence".to_string());
+        }
+        if check.consistency.n_matches_evidence == Some(false) {
+            flags.push("n_differs_from_evidence".to_string());
+        }
+        if check.consistency.evidence_empty {
+            flags.push("empty_evidence".to_string());
+        }
+        if !check.evidence.unknown.is_empty() {
+            flags.push(format!("unknown_evidence_ids:{}", check.evidence.unknown.len()));
+        }
+        let answer = if check.answer.parsed.is_object() {
+            check.answer.parsed.clone()
+        } else {
+            Value::String(check.answer.answer.clone())
+        };
+        Ok(ToolOutcome::Final { answer, evidence: check.evidence.items, flags })
+    }
+}
+
+impl AgentMethod {
+    async fn solve_task(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
+        let started = Instant::now();
+        let spec = Manifest::get().route(task.route);
+        let db = if spec.format == CorpusFormat::Sqlite {
+            let t = Instant::now();
+            match GuardedDb::for_task(&self.corpus_root, task, self.params.sql) {
+                Ok(db) => {
+                    trace.record(
+                        "open_corpus",
+                        Stage::Sql,
+                        t,
+                        0,
+                        json!({"boundary": db.boundary(), "hidden": db.hidden_rules()}),
+                        None,
+                    );
+                    Some(db)
+                }
+                Err(e) => {
+                    trace.record("open_corpus", Stage::Sql, t, 0, json!({}), Some(e.to_string()));
+                    return Solved::failed(GenerationStatus::ToolError, Vec::new(), e.to_string(), None);
+                }
+            }
+        } else {
+            None
+        };
+        let has_sql = db.is_some();
+        let has_search = self.searcher.is_some();
+        let mut state = TaskState {
+            task,
+            corpus_root: &self.corpus_root,
+            db,
+            searcher: self.searcher.clone(),
+            results: Vec::new(),
+            params: &self.params,
+            seen_evidence: Vec::new(),
+        };
+        let tool_defs = tools(has_sql, has_search);
+        let mut messages = vec![
+            Message::system(system_prompt(task, has_sql, has_search)),
+            Message::user(format!("Task:\n{}\n\nInstruction:\n{}", task.query.trim(), task.instruction.trim())),
+        ];
+        let mut usage: Option<Usage> = None;
+        let mut errors = Vec::new();
+        for step in 0..self.params.max_steps {
+            if self.out_of_budget(started, usage.as_ref()) {
+                trace.note("budget", json!({"step": step, "reason": "forced final answer"}));
+                break;
+            }
+            let request = ChatRequest::new(messages.clone())
+                .with_tools(tool_defs.clone(), Some(ToolChoice::Auto))
+                .with_temperature(self.params.temperature)
+                .with_max_tokens(self.params.max_tokens_per_call);
+            let response = match self.call(&request, step, trace, &mut usage).await {
+                Ok(r) => r,
+                Err(e) => return Solved::failed(GenerationStatus::RequestError, state.seen_evidence, e, usage),
+            };
+            messages.push(response.to_message());
+            if response.tool_calls.is_empty() {
+                // A plain reply is taken as the final answer (the model skipped the answer tool).
+                return self.final_from_text(task, &state, response.text(), usage, errors);
+            }
+            for call in &response.tool_calls {
+                let outcome = tokio::task::block_in_place(|| state.execute(call, trace));
+                match outcome {
+                    ToolOutcome::Message(m) => {
+                        if m.starts_with("{\"ok\":false") {
+                            errors.push(format!(
+                                "step {step}: {}: {}",
+                                call.name,
+                                m.chars().take(300).collect::<String>()
+                            ));
+                        }
+                        messages.push(Message::tool(call.id.clone(), m));
+                    }
+                    ToolOutcome::Final { answer, evidence, flags } => {
+                        return Solved {
+                            answer,
+                            evidence,
+                            status: GenerationStatus::Ok,
+                            errors: Vec::new(),
+                            usage,
+                            flags,
+                        };
+                    }
+                }
+            }
+        }
+        // Budget exhausted: one last call without tools.
+        messages.push(Message::user(
+            "The budget is exhausted. Reply now with one JSON object {\"answer\": ..., \"evidence\": [...]} and nothing else.",
+        ));
+        let request = ChatRequest::new(messages)
+            .with_temperature(self.params.temperature)
+            .with_max_tokens(self.params.max_tokens_per_call);
+        match self.call(&request, self.params.max_steps, trace, &mut usage).await {
+            Ok(r) => self.final_from_text(task, &state, r.text(), usage, errors),
+            Err(e) => Solved::failed(GenerationStatus::RequestError, state.seen_evidence, e, usage),
+        }
+    }
+
+    fn out_of_budget(&self, started: Instant, usage: Option<&Usage>) -> bool {
+        let tokens = usage.is_some_and(|u| u.total_tokens >= self.params.max_task_tokens);
+        let time = self
+            .params
+            .deadline
+            .is_some_and(|d| started.elapsed().as_secs_f64() >= d.as_secs_f64() * (1.0 - self.params.force_fraction));
+        tokens || time
+    }
+
+    async fn call(
+        &self,
+        request: &ChatRequest,
+        step: usize,
+        trace: &mut TaskTrace,
+        usage: &mut Option<Usage>,
+    ) -> std::result::Result<anser_llm::ChatResponse, String> {
+        let t = Instant::now();
+        match self.client.chat(request).await {
+            Ok(outcome) => {
+                let u = outcome.usage;
+                *usage = add_usage(usage.take(), &u);
+                trace.record(
+                    "llm_call",
+                    Stage::Llm,
+                    t,
+                    u.total_tokens,
+                    json!({"step": step, "model": outcome.response.model, "prompt_tokens": u.prompt_tokens,
+                           "completion_tokens": u.completion_tokens, "estimated": u.estimated,
+                           "attempts": outcome.attempts.len(), "cached": outcome.cached,
+                           "tool_calls": outcome.response.tool_calls.iter().map(|c| c.name.clone()).collect::<Vec<_>>()}),
+                    None,
+                );
+                Ok(outcome.response)
+            }
+            Err(e) => {
+                let message = e.to_string();
+                trace.record(
+                    "llm_call",
+                    Stage::Llm,
+                    t,
+                    0,
+                    json!({"step": step, "attempts": e.attempts().len()}),
+                    Some(message.clone()),
+                );
+                Err(message)
+            }
+        }
+    }
+
+    /// A final answer from a plain reply: `{"answer", "evidence"}` JSON if present, else the
+    /// contract's extraction with the evidence seen through search.
+    fn final_from_text(
+        &self,
+        task: &PublicTask,
+        state: &TaskState<'_>,
+        text: &str,
+        usage: Option<Usage>,
+        errors: Vec<String>,
+    ) -> Solved {
+        if let Some(Value::Object(obj)) = extract_json_object(text)
+            && obj.contains_key("answer")
+            && let ToolOutcome::Final { answer, evidence, flags } =
+                tokio::task::block_in_place(|| state.answer(&Value::Object(obj)))
+                    .unwrap_or(ToolOutcome::Message(String::new()))
+        {
+            return Solved { answer, evidence, status: GenerationStatus::Ok, errors, usage, flags };
+        }
+        let extracted = extract_answer(AnswerContract::of(task), text);
+        let status = if extracted.parsed {
+            GenerationStatus::Ok
+        } else if text.trim().is_empty() {
+            GenerationStatus::EmptyResponse
+        } else {
+            GenerationStatus::Unparseable
+        };
+        let mut flags = vec!["answer_without_tool".to_string()];
+        if state.seen_evidence.is_empty() {
+            flags.push("empty_evidence".into());
+        }
+        Solved { answer: extracted.answer, evidence: state.seen_evidence.clone(), status, errors, usage, flags }
+    }
+}
+
+fn extract_json_object(text: &str) -> Option<Value> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    serde_json::from_str(text.get(start..=end)?).ok()
+}
+
+impl Solver for AgentMethod {
+    fn name(&self) -> &str {
+        "agent"
+    }
+
+    fn solve<'a>(&'a self, task: &'a PublicTask, trace: &'a mut TaskTrace) -> BoxFuture<'a, Solved> {
+        self.solve_task(task, trace).boxed()
+    }
+}

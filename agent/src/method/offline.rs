@@ -1,0 +1,351 @@
+//! `offline`: a deterministic planner that needs no LLM — the baseline row of every ablation
+//! table and the method of `anser demo`.
+//!
+//! It works from the corpus's own dictionaries, never from task templates or ground truth:
+//! - legal descriptive (counting): the conditions of the query are matched to the corpus's
+//!   dictionary — Chinese cause-of-action values (`cases.anyou`), feature keys and values
+//!   (`case_features`), years; English matter types and features of `annotation_registry`
+//!   (display names and aliases) — and the qualifying cases are counted with guarded SQL; the
+//!   counted population is the evidence. Conditions it cannot map are left out (recorded in the
+//!   trace), so counts over-approximate rather than guess.
+//! - every other group: retrieval (the configured retriever, the official baseline's depth)
+//!   gives the evidence; the answer is extractive — the first sentence of the best passage for
+//!   text answers, the number of distinct retrieved companies for finance statistics — or empty
+//!   when the contract needs computed structure it cannot derive (legal predictive, FinAuditing).
+//!
+//! Its scores on the generated sample are a pipeline health figure, not a claim about the real
+//! benchmark.
+
+use std::{collections::BTreeSet, path::PathBuf, sync::Arc, time::Instant};
+
+use anser_manifest::{Domain, Language, PublicTask, Split};
+use futures_util::{FutureExt, future::BoxFuture};
+use serde_json::{Value, json};
+
+use super::{
+    Solved, Solver,
+    output::AnswerContract,
+    rag::retrieval_depth,
+    search::{Searcher, evidence_of},
+};
+use crate::{
+    Result,
+    run::{GenerationStatus, Stage, TaskTrace},
+    tools::sql::{GuardedDb, SqlParams},
+};
+
+/// Longest extractive answer in characters.
+pub const MAX_EXTRACT_CHARS: usize = 300;
+
+/// The offline planner.
+#[derive(Debug)]
+pub struct Offline {
+    corpus_root: PathBuf,
+    searcher: Arc<dyn Searcher>,
+}
+
+impl Offline {
+    pub fn new(corpus_root: PathBuf, searcher: Arc<dyn Searcher>) -> Offline {
+        Offline { corpus_root, searcher }
+    }
+
+    fn solve_task(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
+        let g = task.group;
+        if g.domain == Domain::Legal && g.split == Split::Descriptive {
+            match self.count_cases(task, trace) {
+                Ok(Some(solved)) => return solved,
+                Ok(None) => trace.note("plan", json!({"fallback": "no condition matched the dictionary"})),
+                Err(e) => trace.note("plan", json!({"fallback": e.to_string()})),
+            }
+        }
+        self.retrieve_and_extract(task, trace)
+    }
+
+    /// Count the cases matching the dictionary conditions found in the query.
+    fn count_cases(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
+        let started = Instant::now();
+        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams { max_rows: 100_000, ..SqlParams::default() })?;
+        let (sql, conditions) = match task.group.language {
+            Language::Zh => zh_count_sql(&db, &task.query)?,
+            Language::En => en_count_sql(&db, &task.query)?,
+        };
+        trace.record("plan", Stage::Compute, started, 0, json!({"conditions": conditions}), None);
+        if conditions.is_empty() {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let result = db.query(&sql)?;
+        trace.record(
+            "tool_call",
+            Stage::Sql,
+            started,
+            0,
+            json!({"tool": "sql", "sql": sql, "rows": result.row_count}),
+            None,
+        );
+        let ids: BTreeSet<String> =
+            result.rows.iter().filter_map(|r| r.first().and_then(Value::as_str).map(String::from)).collect();
+        let evidence: Vec<Value> = ids.iter().map(|s| Value::String(s.clone())).collect();
+        let mut flags = Vec::new();
+        if result.truncated {
+            flags.push("population_truncated".to_string());
+        }
+        Ok(Some(Solved {
+            answer: Value::String(ids.len().to_string()),
+            evidence,
+            status: GenerationStatus::Ok,
+            errors: Vec::new(),
+            usage: None,
+            flags,
+        }))
+    }
+
+    fn retrieve_and_extract(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
+        let query = format!("{}\n{}", task.query, task.instruction);
+        let k = retrieval_depth(task);
+        let started = Instant::now();
+        let hits = match self.searcher.search(task, &query, k) {
+            Ok(h) => h,
+            Err(e) => {
+                trace.record("retrieval", Stage::Retrieval, started, 0, json!({"k": k}), Some(e.clone()));
+                return Solved::failed(GenerationStatus::ToolError, Vec::new(), format!("retrieval failed: {e}"), None);
+            }
+        };
+        trace.record(
+            "retrieval",
+            Stage::Retrieval,
+            started,
+            0,
+            json!({"retriever": self.searcher.spec(), "k": k, "hits": hits.len()}),
+            None,
+        );
+        let evidence = evidence_of(&hits);
+        let answer = match AnswerContract::of(task) {
+            AnswerContract::Integer => Some(distinct_companies(&evidence).to_string()),
+            AnswerContract::Text => hits.first().map(|h| first_sentence(&h.text)),
+            AnswerContract::Relation | AnswerContract::RuleValue => None,
+        };
+        match answer {
+            Some(a) if !a.is_empty() => Solved {
+                answer: Value::String(a),
+                evidence,
+                status: GenerationStatus::Ok,
+                errors: Vec::new(),
+                usage: None,
+                flags: vec!["extractive_answer".into()],
+            },
+            _ => Solved {
+                answer: Value::String(String::new()),
+                evidence,
+                status: GenerationStatus::Unparseable,
+                errors: vec!["the offline planner has no plan for this answer shape; evidence only".into()],
+                usage: None,
+                flags: Vec::new(),
+            },
+        }
+    }
+}
+
+/// Distinct companies behind evidence items (stock codes, CIKs, or report ids' code prefixes).
+fn distinct_companies(evidence: &[Value]) -> usize {
+    let ids: BTreeSet<String> = evidence
+        .iter()
+        .filter_map(|e| {
+            let id =
+                e.get("stock_code").or_else(|| e.get("cik")).or_else(|| e.get("id")).or_else(|| e.get("accession"))?;
+            let s = id.as_str().map(String::from).unwrap_or_else(|| id.to_string());
+            Some(s.split('_').next().unwrap_or(&s).to_string())
+        })
+        .collect();
+    ids.len()
+}
+
+/// The first sentence of a passage (Chinese or English), at most [`MAX_EXTRACT_CHARS`].
+fn first_sentence(text: &str) -> String {
+    let text = text.trim();
+    let end = text
+        .char_indices()
+        .find(|(i, c)| {
+            matches!(c, '。' | '！' | '？')
+                || (matches!(c, '.' | '!' | '?') && text[i + 1..].starts_with(char::is_whitespace))
+        })
+        .map_or(text.len(), |(i, c)| i + c.len_utf8());
+    text[..end].chars().take(MAX_EXTRACT_CHARS).collect::<String>().replace('\n', " ")
+}
+
+fn lit(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+fn column_strings(db: &GuardedDb, sql: &str) -> Result<Vec<Vec<String>>> {
+    let r = db.query_with(sql, 100_000)?;
+    Ok(r.rows
+        .into_iter()
+        .map(|row| row.into_iter().map(|v| v.as_str().map(String::from).unwrap_or_else(|| v.to_string())).collect())
+        .collect())
+}
+
+/// Negation just before a matched phrase ("未适用缓刑", "没有自首").
+fn negated_zh(query: &str, at: usize) -> bool {
+    let before: String = query[..at].chars().rev().take(2).collect::<Vec<_>>().into_iter().rev().collect();
+    ["未", "没有", "不", "无", "非"].iter().any(|n| before.ends_with(n))
+}
+
+/// Chinese counting: cause of action, feature values, yes/no features, years.
+fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
+    let mut clauses = Vec::new();
+    let mut conditions = Vec::new();
+    let anyou = column_strings(db, "SELECT DISTINCT anyou FROM cases WHERE anyou IS NOT NULL")?;
+    if let Some(a) =
+        anyou.iter().filter_map(|r| r.first()).filter(|a| query.contains(a.as_str())).max_by_key(|a| a.chars().count())
+    {
+        clauses.push(format!("c.anyou = {}", lit(a)));
+        conditions.push(format!("anyou = {a}"));
+    }
+    for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
+        for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
+            .iter()
+            .filter_map(|r| r.first())
+        {
+            if v.chars().count() >= 2 && query.contains(v.as_str()) {
+                clauses.push(format!("c.{col} = {}", lit(v)));
+                conditions.push(format!("{label} = {v}"));
+            }
+        }
+    }
+    let pairs = column_strings(db, "SELECT DISTINCT feature_key, feature_value FROM case_features")?;
+    let mut yes_no_keys = BTreeSet::new();
+    for p in &pairs {
+        let (Some(key), Some(value)) = (p.first(), p.get(1)) else { continue };
+        if value == "是" || value == "否" {
+            yes_no_keys.insert(key.clone());
+            continue;
+        }
+        let is_number = value.parse::<f64>().is_ok();
+        if !is_number && value.chars().count() >= 2 {
+            if let Some(at) = query.find(value.as_str()) {
+                let op = if negated_zh(query, at) { "NOT EXISTS" } else { "EXISTS" };
+                clauses.push(format!(
+                    "{op} (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND f.feature_value = {})",
+                    lit(key),
+                    lit(value)
+                ));
+                conditions.push(format!("{key} {} {value}", if op == "EXISTS" { "=" } else { "≠" }));
+            }
+        }
+    }
+    for key in yes_no_keys {
+        let stem = key.replacen("是否", "", 1);
+        let phrase = stem.trim_start_matches("被告").to_string();
+        if phrase.chars().count() < 2 {
+            continue;
+        }
+        if let Some(at) = query.find(phrase.as_str()) {
+            let want = if negated_zh(query, at) { "否" } else { "是" };
+            clauses.push(format!(
+                "EXISTS (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND f.feature_value = {})",
+                lit(&key),
+                lit(want)
+            ));
+            conditions.push(format!("{key} = {want}"));
+        }
+    }
+    let years: BTreeSet<String> = regex_years(query);
+    for y in &years {
+        clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
+        conditions.push(format!("year = {y}"));
+    }
+    let sql = format!(
+        "SELECT DISTINCT c.anhao FROM cases c{}",
+        if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
+    );
+    Ok((sql, conditions))
+}
+
+fn regex_years(query: &str) -> BTreeSet<String> {
+    let chars: Vec<char> = query.chars().collect();
+    let mut out = BTreeSet::new();
+    for w in chars.windows(5) {
+        if w[..4].iter().all(char::is_ascii_digit) && w[4] == '年' {
+            out.insert(w[..4].iter().collect());
+        }
+    }
+    out
+}
+
+fn normalize_en(s: &str) -> String {
+    s.to_lowercase().replace(['-', '_'], " ")
+}
+
+/// English counting: matter types and boolean features of the annotation registry.
+fn en_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
+    let q = normalize_en(query);
+    let registry = column_strings(
+        db,
+        "SELECT registry_type, registry_key, COALESCE(parent_key, ''), COALESCE(display_name, ''), COALESCE(aliases_json, '[]'), COALESCE(allowed_values_json, '') FROM annotation_registry",
+    )?;
+    let mut clauses = Vec::new();
+    let mut conditions = Vec::new();
+    for row in &registry {
+        let [kind, key, parent, display, aliases, allowed] = row.as_slice() else { continue };
+        let mut names = vec![normalize_en(display)];
+        if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(aliases) {
+            names.extend(a.iter().filter_map(Value::as_str).map(normalize_en));
+        }
+        let hit = names.iter().any(|n| n.chars().count() >= 4 && !n.contains('…') && q.contains(n.as_str()));
+        if !hit {
+            continue;
+        }
+        if kind == "matter_type" {
+            clauses.push(format!("c.matter_types_json LIKE {}", lit(&format!("%\"{key}\"%"))));
+            conditions.push(format!("matter = {key}"));
+        } else if allowed.contains("true") {
+            let feature = key.rsplit('.').next().unwrap_or(key);
+            clauses.push(format!(
+                "EXISTS (SELECT 1 FROM case_feature f WHERE f.case_id = c.case_id AND f.matter_type = {} AND f.feature_key = {} AND f.value_text = 'true')",
+                lit(parent),
+                lit(feature)
+            ));
+            conditions.push(format!("{key} = true"));
+        }
+    }
+    let sql = format!(
+        "SELECT DISTINCT c.case_id FROM case_record c{}",
+        if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
+    );
+    Ok((sql, conditions))
+}
+
+impl Solver for Offline {
+    fn name(&self) -> &str {
+        "offline"
+    }
+
+    fn solve<'a>(&'a self, task: &'a PublicTask, trace: &'a mut TaskTrace) -> BoxFuture<'a, Solved> {
+        async move { tokio::task::block_in_place(|| self.solve_task(task, trace)) }.boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_and_years() {
+        assert_eq!(first_sentence("结论是合规。其余说明"), "结论是合规。");
+        assert_eq!(first_sentence("Yes. The rule applies.\nMore"), "Yes.");
+        assert_eq!(first_sentence("v1.2 is fine"), "v1.2 is fine");
+        assert_eq!(
+            regex_years("裁判日期在2021年和2023年"),
+            ["2021".to_string(), "2023".to_string()].into_iter().collect()
+        );
+        assert!(negated_zh("未适用缓刑", 3));
+        assert!(!negated_zh("适用缓刑", 0));
+        let ev = vec![
+            json!({"id": "600001_2023-12-31_annual", "type": "financial_report"}),
+            json!({"id": "600001_2022-12-31_annual", "type": "financial_report"}),
+            json!({"cik": "12", "type": "company"}),
+        ];
+        assert_eq!(distinct_companies(&ev), 2);
+    }
+}

@@ -1,0 +1,92 @@
+//! Recall@5 and R-Precision (evaluator spec §5.3, rule identities §5.2 B.1) on the complete real
+//! corpus `finance/zh/regulatory_rules.jsonl` and the 100 real finance_zh_prescriptive tasks,
+//! query = query + "\n" + instruction, top 10, as the official sparse baseline (which scores
+//! Recall@5 0.140, R-Precision 0.117). The BM25 numbers are pinned; dense and hybrid are measured
+//! when ORT_DYLIB_PATH is set. Skips without ../shared. Gold is read only here, to score.
+
+use std::{collections::HashSet, sync::Arc};
+
+use anser_indexer::{BuildOptions, OnnxEmbedder, build_route};
+use anser_manifest::{Benchmark, Manifest, Route};
+use anser_retriever::{Engine, Retriever, SpecRetriever, evidence_list};
+use serde_json::Value;
+use unicode_normalization::UnicodeNormalization;
+
+fn text(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    s.nfkc().collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The scorer's rule identity of `{"law"|"law_name": …, "item": …}`.
+fn identity(v: &Value) -> String {
+    let law = v.get("law").or_else(|| v.get("law_name")).map(text).unwrap_or_default();
+    let item = v.get("item").map(text).unwrap_or_default();
+    serde_json::json!({"item": item, "law": law}).to_string()
+}
+
+/// Mean (Recall@5, R-Precision) of `spec` over the tasks.
+fn measure(engine: &Arc<Engine>, bench: &Benchmark, spec: &str) -> (f64, f64) {
+    let retriever = SpecRetriever::new(engine.clone(), spec.parse().expect("spec"));
+    let kind = Manifest::get().evidence_kind("regulatory_rule").expect("kind");
+    let tasks: Vec<_> = bench.tasks().iter().filter(|t| t.group.to_string() == "finance_zh_prescriptive").collect();
+    assert_eq!(tasks.len(), 100);
+    let (mut r5, mut rp) = (0.0, 0.0);
+    for task in &tasks {
+        let hits = retriever.bind(task).search(&format!("{}\n{}", task.query, task.instruction), 10).expect("search");
+        let mut seen = HashSet::new();
+        let pred: Vec<String> =
+            evidence_list(&hits, kind).iter().map(identity).filter(|p| seen.insert(p.clone())).collect();
+        let gold: HashSet<String> = bench
+            .reference(&task.id)
+            .and_then(|r| r.evidence.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .map(identity)
+            .collect();
+        let g = gold.len();
+        if g == 0 {
+            continue;
+        }
+        let hits_in = |n: usize| pred.iter().take(n).filter(|p| gold.contains(*p)).count() as f64;
+        r5 += hits_in(5) / g as f64;
+        rp += hits_in(g) / g as f64;
+    }
+    (r5 / tasks.len() as f64, rp / tasks.len() as f64)
+}
+
+#[test]
+fn finance_zh_rules_real_numbers() {
+    let Some(shared) = anser_manifest::shared_dir_or_skip("real finance_zh_rules retrieval") else { return };
+    let corpus = shared.join("anser/corpus");
+    let bench = Benchmark::load(&shared.join("anser/query")).expect("tasks");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let with_dense = anser_encoder::ort_library_path(None).is_some();
+    let embedder = with_dense.then(|| OnnxEmbedder::open(&shared.join("models/m3e-small"), 2).expect("m3e"));
+    build_route(
+        tmp.path(),
+        &corpus,
+        Route::FinanceZhRules,
+        &BuildOptions::default(),
+        embedder.as_ref().map(|e| e as _),
+    )
+    .expect("build");
+    let engine = Arc::new(Engine::new(tmp.path(), Some(&corpus)));
+
+    let mut specs = vec!["bm25:zh_bigram", "bm25:zh_jieba"];
+    if with_dense {
+        specs.extend(["dense", "hybrid:bm25:zh_jieba+dense@rrf60", "hybrid:bm25:zh_bigram+dense@rrf60"]);
+    } else {
+        eprintln!("dense/hybrid skipped: ORT_DYLIB_PATH is not set (run scripts/fetch-ort.sh)");
+    }
+    let extra_specs = std::env::var("ANSER_EXTRA_SPECS").unwrap_or_default();
+    for extra in extra_specs.split(';').filter(|s| !s.is_empty()) {
+        specs.push(extra);
+    }
+    for spec in &specs {
+        let (r5, rp) = measure(&engine, &bench, spec);
+        eprintln!("{spec:<45} Recall@5 {r5:.3}  R-Precision {rp:.3}");
+    }
+}

@@ -1,0 +1,122 @@
+//! `anser retrieve`: retrieval-only results for a task selection, in the official results
+//! format, so `anser eval` scores evidence. Query = query + "\n" + instruction (as the official
+//! sparse baseline); evidence = the retrieved records' identifiers of the kind the scorer
+//! expects for the task, in rank order, de-duplicated; answer "".
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::ExitCode,
+    sync::Arc,
+    time::Instant,
+};
+
+use anser_manifest::{Domain, Manifest, PublicTask, Split, load_public_tasks};
+use anser_retriever::{Engine, Retriever, RetrieverSpec, SpecRetriever, evidence_list};
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::{CliError, CliResult, SelectionArgs, search::retrieval_err};
+
+#[derive(Debug, Args)]
+pub struct RetrieveArgs {
+    /// ANSER task folder (query/).
+    #[arg(long)]
+    benchmark_dir: PathBuf,
+    /// Corpus root the indexes were built from (checked against their fingerprints).
+    #[arg(long)]
+    corpus_root: PathBuf,
+    /// Folder of indexes built by `anser index`.
+    #[arg(long)]
+    index_dir: PathBuf,
+    #[command(flatten)]
+    selection: SelectionArgs,
+    /// Retriever spec (bm25, bm25:bigram, dense, hybrid:bm25+dense@rrf60, none, ...).
+    #[arg(long, default_value = "bm25")]
+    retriever: String,
+    /// Hits per task.
+    #[arg(short, default_value_t = 10)]
+    k: usize,
+    /// Hits for legal descriptive and finance descriptive `statistic` tasks (the official
+    /// baseline retrieves 50 there).
+    #[arg(long, default_value_t = 50)]
+    k_wide: usize,
+    /// Results file to write (JSON array, official format).
+    #[arg(long)]
+    output: PathBuf,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    force: bool,
+    /// ONNX Runtime threads for query embeddings (0 = its default).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+}
+
+/// k for one task, as the official sparse baseline picks it.
+fn k_for(task: &PublicTask, k: usize, k_wide: usize) -> usize {
+    let g = task.group;
+    let wide =
+        g.split == Split::Descriptive && (g.domain == Domain::Legal || task.task_type.as_deref() == Some("statistic"));
+    if wide { k_wide } else { k }
+}
+
+/// Write `text` to `path` through a temporary file in the same folder and a rename.
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), CliError> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    fs_err::create_dir_all(dir).map_err(CliError::user)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "results.json".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    fs_err::write(&tmp, text).map_err(CliError::internal)?;
+    fs_err::rename(&tmp, path).map_err(|e| {
+        let _ = fs_err::remove_file(&tmp);
+        CliError::internal(e)
+    })
+}
+
+pub fn run(args: RetrieveArgs) -> CliResult {
+    if args.output.exists() && !args.force {
+        return Err(CliError::user(format!(
+            "{}: output file exists; pass --force to overwrite it or choose another --output",
+            args.output.display()
+        )));
+    }
+    let spec: RetrieverSpec = args.retriever.parse().map_err(retrieval_err)?;
+    let selection = args.selection.selection()?;
+    let tasks = selection.apply(&load_public_tasks(&args.benchmark_dir)?)?;
+    let engine = Arc::new(Engine::new(&args.index_dir, Some(&args.corpus_root)).with_threads(args.threads));
+    let retriever = SpecRetriever::new(engine, spec);
+    let manifest = Manifest::get();
+    let t0 = Instant::now();
+    let mut records = Vec::with_capacity(tasks.len());
+    for task in &tasks {
+        let start = Instant::now();
+        let resolution = manifest.resolve(&task.id, task.group, task.task_type.as_deref())?;
+        let query = format!("{}\n{}", task.query, task.instruction);
+        let bound = retriever.bind(task);
+        let hits = bound.search(&query, k_for(task, args.k, args.k_wide)).map_err(retrieval_err)?;
+        let evidence = evidence_list(&hits, resolution.evidence);
+        let latency = (start.elapsed().as_secs_f64() * 1e6).round() / 1e6;
+        records.push(json!({
+            "id": task.id,
+            "answer": "",
+            "retrieved_evidence": evidence,
+            "latency": latency,
+            "prompt_tokens": Value::Null,
+            "completion_tokens": Value::Null,
+            "total_tokens": Value::Null,
+            "generation_status": "dry_run",
+        }));
+    }
+    let text = serde_json::to_string_pretty(&records).map_err(CliError::internal)? + "\n";
+    write_atomic(&args.output, &text)?;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "{} tasks retrieved with {} in {:.2} s → {}",
+        records.len(),
+        retriever.spec(),
+        t0.elapsed().as_secs_f64(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
