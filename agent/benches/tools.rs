@@ -73,7 +73,7 @@ fn main() {
 
     let rows = db
         .query_with(
-            "SELECT stock_code, report_year, total_revenue FROM financial_fields f JOIN reports r USING (report_id)",
+            "SELECT f.stock_code, r.report_year, f.total_revenue FROM financial_fields f JOIN reports r USING (report_id)",
             ROWS,
         )
         .expect("rows");

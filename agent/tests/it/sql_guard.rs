@@ -98,6 +98,7 @@ fn writes_and_escapes_are_refused_and_the_file_is_untouched() {
         "SELECT load_extension('libx')".to_string(),
         "WITH x AS (SELECT 1) DELETE FROM reports".to_string(),
         "EXPLAIN SELECT * FROM reports".to_string(),
+        "SELECT * FROM dbstat".to_string(),
         "BEGIN".to_string(),
     ] {
         match db.query(&sql) {
@@ -105,6 +106,9 @@ fn writes_and_escapes_are_refused_and_the_file_is_untouched() {
             other => panic!("{sql:?} was not refused: {other:?}"),
         }
     }
+    assert!(db.query("SELECT * FROM sqlite_dbpage").is_err(), "raw pages are out of reach");
+    let json = db.query("SELECT value FROM json_each('[1, 2]')").expect("JSON functions are allowed");
+    assert_eq!(json.rows, [[serde_json::json!(1)], [serde_json::json!(2)]]);
     drop(db);
     assert_eq!(std::fs::read(&path).expect("read"), before, "the corpus file changed");
     assert!(!escape.exists(), "a file was written");

@@ -190,7 +190,9 @@ impl GuardedDb {
                 policy.readable.insert(lower);
             }
         }
-        policy.readable.extend(["sqlite_master".to_string(), "sqlite_schema".to_string()]);
+        // The schema table (DDL text only) and the JSON table-valued functions, which read
+        // nothing but their arguments. Other eponymous tables (`dbstat`, `pragma_*`) stay denied.
+        policy.readable.extend(["sqlite_master", "sqlite_schema", "json_each", "json_tree"].map(String::from));
         let denial: Arc<Mutex<Option<String>>> = Arc::default();
         conn.authorizer(Some(policy.into_hook(Arc::clone(&denial)))).map_err(|e| open_err(e.to_string()))?;
 
