@@ -156,8 +156,8 @@ pub fn bigram_tokens(text: &str) -> Vec<Token> {
             if j - i == 1 {
                 push(&mut out, c.to_string(), start, end_of(j));
             } else {
-                for k in i..j - 1 {
-                    let (s, e) = (chars[k].0, end_of(k + 2));
+                for (k, &(s, _)) in chars.iter().enumerate().take(j - 1).skip(i) {
+                    let e = end_of(k + 2);
                     push(&mut out, text[s..e].to_string(), s, e);
                 }
             }

@@ -350,9 +350,10 @@ impl MockServer {
                     let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
                         Ok(l) => l,
                         Err(e) => {
-                            let _ = addr_tx.send(Err(Error::Setup(format!(
-                                "mock server: cannot listen on 127.0.0.1:{port}: {e} (pick another --port)"
-                            ))));
+                            let _ = addr_tx.send(Err(Error::InvalidSetting {
+                                field: "mock server port".into(),
+                                message: format!("cannot listen on 127.0.0.1:{port}: {e} (pick another --port)"),
+                            }));
                             return;
                         }
                     };

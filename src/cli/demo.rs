@@ -81,7 +81,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
         inputs: Vec::new(),
         extra_metadata: BTreeMap::from([("demo".to_string(), json!(true))]),
     };
-    let outcome = run(&config, Arc::new(Offline::new(corpus.clone(), searcher))).map_err(|e| CliError::user(e))?;
+    let outcome = run(&config, Arc::new(Offline::new(corpus.clone(), searcher))).map_err(CliError::user)?;
     println!(
         "3/4 run      {} (offline planner: {} tasks answered now, {} reused)",
         outcome.run_dir.display(),

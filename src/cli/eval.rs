@@ -3,7 +3,7 @@
 //! with the card's superset (`--profile card`, the default), write evaluation.json and print a
 //! summary per task group.
 
-use std::{io::Write as _, path::PathBuf, process::ExitCode, time::Duration};
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use anser_evaluator::{
     EvalOptions, JudgeMode, JudgeSettings, Profile, ResultsInput, evaluate,
@@ -56,7 +56,7 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 120)]
     llm_timeout: u64,
     /// Judge cache (JSONL, keyed by result signature + judge model + prompt hash)
-    /// [default: judge_cache.jsonl next to the output].
+    /// [default: anser_judge_cache.jsonl next to the output].
     #[arg(long)]
     judge_cache: Option<PathBuf>,
     /// Do not read or write the judge cache.
@@ -79,7 +79,7 @@ pub fn run(args: EvalArgs) -> CliResult {
     let judge = if args.skip_llm_judge {
         JudgeMode::Skip
     } else {
-        let settings = Settings::load().map_err(|e| CliError::user(e))?;
+        let settings = Settings::load().map_err(CliError::user)?;
         let overrides =
             Overrides { base_url: args.judge_base_url.clone(), api_key: None, model: args.judge_model.clone() };
         let endpoint = settings.endpoint(&JUDGE, &overrides).map_err(CliError::user)?;
@@ -88,7 +88,7 @@ pub fn run(args: EvalArgs) -> CliResult {
         let cache = if args.no_judge_cache {
             None
         } else {
-            Some(args.judge_cache.clone().unwrap_or_else(|| output.with_file_name("judge_cache.jsonl")))
+            Some(args.judge_cache.clone().unwrap_or_else(|| output.with_file_name("anser_judge_cache.jsonl")))
         };
         JudgeMode::Call(JudgeSettings {
             endpoint,

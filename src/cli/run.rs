@@ -280,7 +280,7 @@ pub fn run_command(args: RunArgs) -> CliResult {
         };
         let evaluation =
             evaluate(&ResultsInput::Path { input: results, output: Some(output.clone()) }, &bench, &options)
-                .map_err(|e| CliError::user(e))?;
+                .map_err(CliError::user)?;
         evaluation.write_json(&output).map_err(CliError::internal)?;
         print!("{}", table::render(&evaluation, table::Format::Table));
         println!("evaluation: {}", output.display());

@@ -92,7 +92,7 @@ fn invalid_configs_and_busy_ports_are_errors() {
     assert!(MockServer::start(MockConfig { faults: Some(bad), ..MockConfig::instant() }).is_err());
     let first = MockServer::start(MockConfig::instant()).expect("first");
     let err = MockServer::start_on(first.addr().port(), MockConfig::instant()).expect_err("port in use");
-    assert!(err.to_string().contains("cannot listen on 127.0.0.1"), "{err}");
+    assert!(err.is_user_error() && err.to_string().contains("cannot listen on 127.0.0.1"), "{err}");
 }
 
 /// A plain HTTP/1.1 GET over a TCP socket (the client under test only POSTs).
