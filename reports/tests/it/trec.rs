@@ -1,0 +1,47 @@
+//! TREC export: canonical ids as the evaluator scores them, ranks and scores, qrels, encoding.
+
+use anser_reports::trec::{export, trec_id};
+
+use crate::fixture::{examples, fixture_dir, scored};
+
+#[test]
+fn run_and_qrels_use_canonical_ids() {
+    let run = scored(&fixture_dir());
+    let out = export(&run, &examples(), None).expect("exports");
+    let lines: Vec<&str> = out.run.lines().collect();
+    // legal_en descriptive: cluster ids repaired as the evaluator does (`1005` → `cluster_1005`).
+    let legal: Vec<&str> = lines.iter().copied().filter(|l| l.starts_with("legal_en_descriptive_1 ")).collect();
+    assert_eq!(
+        legal,
+        [
+            "legal_en_descriptive_1 Q0 cluster_1001 1 3 run_fixture",
+            "legal_en_descriptive_1 Q0 cluster_1002 2 2 run_fixture",
+            "legal_en_descriptive_1 Q0 cluster_1005 3 1 run_fixture",
+        ]
+    );
+    // Objects reduce to their id; the finance_zh rule identity keeps its JSON (no whitespace).
+    assert!(lines.contains(&"science_descriptive_1 Q0 7 1 2 run_fixture"));
+    assert!(
+        out.run.contains(
+            "finance_zh_prescriptive_1 Q0 {\"item\":\"5.1.1条\",\"law\":\"示例股票上市规则\"} 1 1 run_fixture"
+        )
+    );
+    assert!(out.qrels.contains("legal_en_descriptive_1 0 cluster_1005 1\n"));
+    assert!(out.qrels.contains("finance_en_prescriptive_2 0 FACT-EXAMPLE0001 1\n"));
+    assert_eq!(out.judged_tasks, 18, "every example task has gold evidence");
+    assert_eq!(out.ranked_tasks + out.empty_tasks, 18);
+    assert_eq!(out.empty_tasks, 5);
+    for line in out.run.lines() {
+        assert_eq!(line.split_whitespace().count(), 6, "{line}");
+    }
+    for line in out.qrels.lines() {
+        assert_eq!(line.split_whitespace().count(), 4, "{line}");
+    }
+}
+
+#[test]
+fn whitespace_and_percent_are_encoded() {
+    assert_eq!(trec_id("a b\tc%"), "a%20b%09c%25");
+    assert_eq!(trec_id("（2023）示0101民初1号"), "（2023）示0101民初1号");
+    assert_eq!(trec_id("a\u{3000}b"), "a%E3%80%80b", "ideographic space is whitespace too");
+}
