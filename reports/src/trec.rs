@@ -97,7 +97,7 @@ fn canonicalizer<'r>(group: TaskGroup, task_type: Option<&str>, rules: Option<&'
 }
 
 /// The list the evaluator scores for a record.
-fn submitted(record: &Value, group: TaskGroup, task_type: Option<&str>) -> Option<&Value> {
+fn submitted<'r>(record: &'r Value, group: TaskGroup, task_type: Option<&str>) -> Option<&'r Value> {
     if uses_population(group, task_type) {
         if let Some(list @ Value::Array(_)) = record.get("selected_population") {
             return Some(list);
