@@ -7,9 +7,18 @@
 #
 #   scripts/fetch-ort.sh            # onnxruntime 1.32.0 (the pinned, tested version)
 #   ORT_VERSION=1.31.1 scripts/fetch-ort.sh
+#   export ORT_DYLIB_PATH="$(scripts/fetch-ort.sh --print-path)"   # only the path on stdout
 #
 # Wheels before 1.19 contain no libonnxruntime.so and cannot be used.
 set -euo pipefail
+
+PRINT_PATH=0
+for arg in "$@"; do
+  case "$arg" in
+    --print-path) PRINT_PATH=1 ;;
+    *) echo "error: unknown argument '$arg' (use --print-path or nothing)" >&2; exit 2 ;;
+  esac
+done
 
 ORT_VERSION="${ORT_VERSION:-1.32.0}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,4 +52,8 @@ PY
     exit 1
   fi
 fi
-echo "export ORT_DYLIB_PATH=$LIB"
+if [[ "$PRINT_PATH" == 1 ]]; then
+  echo "$LIB"
+else
+  echo "export ORT_DYLIB_PATH=$LIB"
+fi

@@ -129,7 +129,7 @@ fn main() {
     let sample = tempfile::tempdir().expect("tmp");
     let summary = generate(&SampleOptions { size: Size::Medium, ..Default::default() }, sample.path()).expect("sample");
     for route in [Route::LegalZhCases, Route::FinanceZhReports] {
-        let units = units_of(sample.path(), route);
+        let units = units_of(&summary.corpus_dir(), route);
         let queries = queries_of(&summary.query_dir(), route);
         bench_route(&format!("medium sample {route}"), &units, &queries);
     }

@@ -93,8 +93,8 @@ pub struct Comparison {
     pub runs: Vec<String>,
     /// Tasks selected by every run.
     pub common_tasks: usize,
-    /// Per run: selected tasks outside the intersection.
-    pub dropped: BTreeMap<String, Vec<String>>,
+    /// Per run (baseline first): selected tasks outside the intersection.
+    pub dropped: Vec<(String, Vec<String>)>,
     pub groups: Vec<GroupComparison>,
     pub params: StatsParams,
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::{
     Result,
-    compare::{format_p, text_table},
+    compare::text_table,
     cost::{CostReport, Summary, cost, stage_name},
     rundir::RunData,
     stats::{StatsParams, bootstrap_ci, mean},
@@ -189,7 +189,6 @@ impl RunReport {
     /// The report as aligned text.
     pub fn render_text(&self, options: TextOptions) -> String {
         let redact = options.redact_timings;
-        let secs = |v: f64| if redact { "<t>".to_string() } else { format!("{v:.4}") };
         let mut out = String::new();
         out.push_str(&format!("run {}", self.name));
         if !redact {
@@ -247,32 +246,50 @@ impl RunReport {
         }
 
         out.push_str(&format!(
-            "\nper-stage cost per task ({}; mean / p50 / p95)\n",
+            "\nper-stage time per task in ms ({}; mean / p50 / p95)\n",
             if self.cost.from_trace { "from trace.jsonl" } else { "from results.json stages: no trace.jsonl" }
         ));
-        let mut rows = Vec::new();
-        for g in self.cost.groups.iter().chain(std::iter::once(&self.cost.total)) {
-            let triple =
-                |s: &Summary, f: &dyn Fn(f64) -> String| format!("{} / {} / {}", f(s.mean), f(s.p50), f(s.p95));
-            let tokens = |v: f64| format!("{v:.1}");
-            for (i, s) in g.stages.iter().enumerate() {
-                rows.push([
-                    if i == 0 { format!("{} ({})", g.group, g.tasks) } else { String::new() },
-                    s.stage.map_or("", stage_name).to_string(),
-                    format!("{:.2}", s.calls),
-                    triple(&s.seconds, &secs),
-                    triple(&s.tokens, &tokens),
-                ]);
-            }
-            rows.push([
-                String::new(),
-                "task latency".into(),
-                String::new(),
-                g.latency.as_ref().map_or("–".into(), |s| triple(s, &secs)),
-                g.total_tokens.as_ref().map_or("–".into(), |s| triple(s, &tokens)),
-            ]);
-        }
-        out.push_str(&text_table(&["group (tasks)", "stage", "calls", "seconds", "tokens"], &rows));
+        let triple = |s: &Summary, f: &dyn Fn(f64) -> String| format!("{} / {} / {}", f(s.mean), f(s.p50), f(s.p95));
+        let ms = |v: f64| if redact { "<t>".to_string() } else { format!("{:.1}", v * 1e3) };
+        let groups: Vec<&crate::cost::GroupCost> =
+            self.cost.groups.iter().chain(std::iter::once(&self.cost.total)).collect();
+        let rows: Vec<[String; 6]> = groups
+            .iter()
+            .map(|g| {
+                let stage = |i: usize| format!("{} ({:.1})", triple(&g.stages[i].seconds, &ms), g.stages[i].calls);
+                [
+                    format!("{} ({})", g.group, g.tasks),
+                    stage(0),
+                    stage(1),
+                    stage(2),
+                    stage(3),
+                    g.latency.as_ref().map_or("–".into(), |s| triple(s, &ms)),
+                ]
+            })
+            .collect();
+        out.push_str(&text_table(
+            &["group (tasks)", "retrieval (calls)", "sql (calls)", "compute (calls)", "llm (calls)", "task latency"],
+            &rows,
+        ));
+        out.push_str("\ntokens per task (mean / p50 / p95)\n");
+        let tokens = |v: f64| format!("{v:.0}");
+        let opt = |s: &Option<Summary>| s.as_ref().map_or("–".into(), |s| triple(s, &tokens));
+        let rows: Vec<[String; 5]> = groups
+            .iter()
+            .map(|g| {
+                [
+                    format!("{} ({})", g.group, g.tasks),
+                    triple(&g.stages[3].tokens, &tokens),
+                    opt(&g.prompt_tokens),
+                    opt(&g.completion_tokens),
+                    opt(&g.total_tokens),
+                ]
+            })
+            .collect();
+        out.push_str(&text_table(
+            &["group (tasks)", "llm calls (trace)", "prompt", "completion", "total (results)"],
+            &rows,
+        ));
         out
     }
 
@@ -347,9 +364,4 @@ impl RunReport {
             "cost": cost,
         })
     }
-}
-
-/// Used by the HTML page: p-values in the same format as the text.
-pub fn p_text(p: f64) -> String {
-    format_p(p)
 }

@@ -17,7 +17,7 @@
 //! - Holm: sort the m p-values, multiply the i-th smallest by (m−i+1), make the sequence
 //!   non-decreasing, clip to 1.
 
-use anser_evaluator::{exact::ExactSum, report::percentile};
+use anser_evaluator::{exact::exact_mean, report::percentile};
 
 use crate::{
     Error, Result,
@@ -103,11 +103,23 @@ impl StatsParams {
     }
 }
 
-/// Exactly rounded mean (the evaluator's `ExactSum`); `None` for no values.
+/// Mean; `None` for no values. Values of one sign (metric values, costs) get the evaluator's
+/// exactly rounded mean, so group means equal evaluation.json's; mixed signs (paired
+/// differences) a Neumaier-compensated sum, within an ulp or two of the exact mean.
 pub fn mean(values: &[f64]) -> Option<f64> {
-    let mut sum = ExactSum::new();
-    values.iter().for_each(|v| sum.add(*v));
-    sum.mean()
+    if values.is_empty() {
+        return None;
+    }
+    if values.iter().all(|v| *v >= 0.0) || values.iter().all(|v| *v <= 0.0) {
+        return exact_mean(values);
+    }
+    let (mut sum, mut compensation) = (0.0f64, 0.0f64);
+    for &v in values {
+        let t = sum + v;
+        compensation += if sum.abs() >= v.abs() { (sum - t) + v } else { (v - t) + sum };
+        sum = t;
+    }
+    Some((sum + compensation) / values.len() as f64)
 }
 
 /// Percentile bootstrap CI of the mean; `None` for no values, `[v, v]` for one value.
@@ -276,6 +288,16 @@ mod tests {
         assert_eq!(bootstrap_ci(&[0.25, 0.25, 0.25], &params, &mut rng), Some((0.25, 0.25)));
         let (lo, hi) = bootstrap_ci(&[0.0, 1.0], &params, &mut rng).unwrap_or_default();
         assert_eq!((lo, hi), (0.0, 1.0), "two values: the 2.5/97.5 percentiles of {{0, ½, 1}} draws");
+    }
+
+    #[test]
+    fn means_of_mixed_signs() {
+        assert_eq!(mean(&[]), None);
+        assert_eq!(mean(&[0.1, 0.2, 0.3]), Some(0.2));
+        let d = [0.19999999999999996, -0.2, 0.2, 0.0];
+        assert!((mean(&d).unwrap_or(f64::NAN) - 0.04999999999999999).abs() < 1e-17);
+        assert_eq!(mean(&[1e16, 1.0, -1e16]), Some(1.0 / 3.0));
+        assert_eq!(mean(&[-3.0, 1.0]), Some(-1.0));
     }
 
     #[test]

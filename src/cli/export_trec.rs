@@ -31,9 +31,23 @@ pub struct ExportTrecArgs {
 
 pub fn run(args: ExportTrecArgs) -> CliResult {
     let run = RunData::open(&args.run).map_err(reports_error)?;
-    let bench_dir = args.benchmark_dir.clone().or_else(|| run.recorded_benchmark_dir()).ok_or_else(|| {
-        CliError::user(format!("{}: the run does not record its task folder; pass --benchmark-dir", run.dir.display()))
-    })?;
+    let bench_dir = match (&args.benchmark_dir, run.recorded_benchmark_dir()) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(dir)) if dir.is_dir() => dir,
+        (None, Some(dir)) => {
+            return Err(CliError::user(format!(
+                "{}: the run recorded the task folder {}, which is not a directory from here; pass --benchmark-dir",
+                run.dir.display(),
+                dir.display()
+            )));
+        }
+        (None, None) => {
+            return Err(CliError::user(format!(
+                "{}: the run does not record its task folder; pass --benchmark-dir",
+                run.dir.display()
+            )));
+        }
+    };
     let bench = Benchmark::load(&bench_dir)?;
     let rules = match args.corpus_root.clone().or_else(|| run.recorded_corpus_root()) {
         Some(root) => Some(RuleIndex::load(&root).map_err(|e| CliError::user(e.to_string()))?),
@@ -45,7 +59,12 @@ pub fn run(args: ExportTrecArgs) -> CliResult {
     let (run_path, qrels_path) = (out.join(RUN_FILE), out.join(QRELS_FILE));
     anser_runstore::write_atomic(&run_path, export.run.as_bytes()).map_err(|e| CliError::user(e.to_string()))?;
     anser_runstore::write_atomic(&qrels_path, export.qrels.as_bytes()).map_err(|e| CliError::user(e.to_string()))?;
-    println!("run:   {} ({} tasks with ranked evidence, {} without)", run_path.display(), export.ranked_tasks, export.empty_tasks);
+    println!(
+        "run:   {} ({} tasks with ranked evidence, {} without)",
+        run_path.display(),
+        export.ranked_tasks,
+        export.empty_tasks
+    );
     println!("qrels: {} ({} tasks with gold evidence)", qrels_path.display(), export.judged_tasks);
     if !export.unknown_ids.is_empty() {
         eprintln!(

@@ -2,12 +2,15 @@
 //! [`CliError`]; this module maps errors to exit codes (2 for bad input, 1 for internal
 //! failures) and prints them as one line.
 
+mod compare;
 mod corpus;
 mod demo;
 mod eval;
+mod export_trec;
 mod index;
 mod mock_llm;
 mod omb;
+mod report;
 mod retrieve;
 mod run;
 mod sample;
@@ -87,6 +90,12 @@ enum Command {
     Search(search::SearchArgs),
     /// Retrieval-only results for a task selection (official results format, answer "").
     Retrieve(Box<retrieve::RetrieveArgs>),
+    /// Compare runs per task group: deltas with paired bootstrap CIs and Holm-corrected p-values.
+    Compare(Box<compare::CompareArgs>),
+    /// One run's report: metrics with CIs, failure taxonomy, per-stage cost; text and an HTML page.
+    Report(Box<report::ReportArgs>),
+    /// Write a run's ranked evidence as a TREC run file and the gold evidence as qrels.
+    ExportTrec(export_trec::ExportTrecArgs),
 }
 
 /// Task selection flags shared by every command that selects tasks (same meaning as the
@@ -152,6 +161,9 @@ pub fn main() -> ExitCode {
         Command::Index(args) => index::run(*args),
         Command::Search(args) => search::run(args),
         Command::Retrieve(args) => retrieve::run(*args),
+        Command::Compare(args) => compare::run(*args),
+        Command::Report(args) => report::run(*args),
+        Command::ExportTrec(args) => export_trec::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -65,7 +65,8 @@ pub fn run(args: ReportArgs) -> CliResult {
         }
     }
     let report = build(&run, &params).map_err(reports_error)?;
-    let html_path = if args.no_html { None } else { Some(args.html.clone().unwrap_or_else(|| run.dir.join(DEFAULT_HTML))) };
+    let html_path =
+        if args.no_html { None } else { Some(args.html.clone().unwrap_or_else(|| run.dir.join(DEFAULT_HTML))) };
     let html = html_path.as_ref().map(|_| run_page(&report)).transpose().map_err(reports_error)?;
     if args.format == "json" {
         let text = serde_json::to_string_pretty(&report.to_json()).map_err(CliError::internal)?;

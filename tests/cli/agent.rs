@@ -54,6 +54,18 @@ fn scripted_agent_answers_counting_tasks_with_their_populations() {
             ids.push(task.id.clone());
         }
     }
+    let index_dir = tmp.path().join("indices");
+    let o = anser(&[
+        "index",
+        "--corpus-root",
+        sample.join("corpus").to_str().expect("utf8"),
+        "--index-dir",
+        index_dir.to_str().expect("utf8"),
+        "--routes",
+        "legal_zh_cases,legal_en_cases",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let out_dir = tmp.path().join("runs");
     let o = anser(&[
         "run",
@@ -67,6 +79,8 @@ fn scripted_agent_answers_counting_tasks_with_their_populations() {
         sample.join("corpus").to_str().expect("utf8"),
         "--output-dir",
         out_dir.to_str().expect("utf8"),
+        "--index-dir",
+        index_dir.to_str().expect("utf8"),
         "--base-url",
         &mock.base_url(),
         "--model",

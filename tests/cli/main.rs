@@ -3,5 +3,6 @@
 mod agent;
 mod common;
 mod corpus;
+mod reports;
 mod run;
 mod tasks;

@@ -102,7 +102,10 @@ fn compare_report_and_export_on_two_sample_runs() {
     let o = anser(&["compare", path(&base), path(&gold), "--html", path(&html)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let table = stdout(&o);
-    assert!(table.starts_with("baseline: base · 170 tasks selected by every run · dropped tasks: base 0, gold 0"), "{table}");
+    assert!(
+        table.starts_with("baseline: base · 170 tasks selected by every run · dropped tasks: base 0, gold 0"),
+        "{table}"
+    );
     assert!(table.contains("95% CI") && table.contains("p (Holm)") && table.contains("better"), "{table}");
     let page = std::fs::read_to_string(&html).expect("compare html");
     assert!(page.contains("<svg") && !page.contains("<script"));
@@ -114,7 +117,9 @@ fn compare_report_and_export_on_two_sample_runs() {
     let o = anser(&["report", path(&gold), "--redact-timings"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    for section in ["metrics per group", "failure taxonomy", "per-stage cost per task (from trace.jsonl"] {
+    for section in
+        ["metrics per group", "failure taxonomy", "per-stage time per task in ms (from trace.jsonl", "tokens per task"]
+    {
         assert!(text.contains(section), "{section}: {text}");
     }
     assert!(!text.contains("Latency p50") && text.contains("<t>"), "timings redacted");
@@ -185,7 +190,10 @@ fn screenshot(page: &Path, name: &str) {
     assert!(out.is_file(), "chromium wrote no screenshot: {}", String::from_utf8_lossy(&o.stderr));
     let png = std::fs::read(&out).expect("png");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    let (w, h) = (u32::from_be_bytes([png[16], png[17], png[18], png[19]]), u32::from_be_bytes([png[20], png[21], png[22], png[23]]));
+    let (w, h) = (
+        u32::from_be_bytes([png[16], png[17], png[18], png[19]]),
+        u32::from_be_bytes([png[20], png[21], png[22], png[23]]),
+    );
     assert_eq!((w, h), (1280, 2000));
     assert!(png.len() > 30_000, "a rendered page, not a blank one ({} bytes)", png.len());
     eprintln!("screenshot: {}", out.display());

@@ -121,11 +121,9 @@ pub fn answer_spec(task: &PublicTask) -> AnswerSpec {
         }
         if one_option_asked(&text) {
             let mut letters: Vec<String> = Vec::new();
-            for c in OPTION_LETTER.captures_iter(&task.query) {
-                if let Some(l) = c.get(1) {
-                    if !letters.iter().any(|x| x == l.as_str()) {
-                        letters.push(l.as_str().to_string());
-                    }
+            for l in OPTION_LETTER.captures_iter(&task.query).filter_map(|c| c.get(1)) {
+                if !letters.iter().any(|x| x == l.as_str()) {
+                    letters.push(l.as_str().to_string());
                 }
             }
             if letters.len() >= 2 {

@@ -4,7 +4,10 @@
 //! Text uses the browser's `sans-serif`; plotters only estimates text widths for layout.
 
 use plotters::{
-    coord::ranged1d::SegmentValue,
+    coord::{
+        ranged1d::{SegmentValue, SegmentedCoord},
+        types::{RangedCoordf64, RangedCoordi32},
+    },
     prelude::*,
     style::text_anchor::{HPos, Pos, VPos},
 };
@@ -32,10 +35,78 @@ fn chart_err(chart: &str) -> impl Fn(String) -> Error + '_ {
     move |message| Error::Chart { chart: chart.to_string(), message }
 }
 
+/// The chart type of every chart here: a numeric x axis, one segment per category on y.
+type CategoryChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, SegmentedCoord<RangedCoordi32>>>;
+
+/// Row `i` of `n` from the top (plotters counts y upwards).
+fn row(i: usize, n: usize) -> i32 {
+    (n - 1 - i) as i32
+}
+
+/// A chart with `labels` on y (first label on top), x over `x`, the mesh drawn.
+fn category_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    caption: Option<&str>,
+    labels: &[String],
+    x: (f64, f64),
+    x_desc: &str,
+    err: &dyn Fn(String) -> Error,
+) -> Result<CategoryChart<'a, 'b>> {
+    let n = labels.len().max(1);
+    let mut builder = ChartBuilder::on(area);
+    if let Some(caption) = caption {
+        builder.caption(caption, (FONT, 15).into_font().color(&INK));
+    }
+    let mut chart = builder
+        .margin(8)
+        .margin_right(52)
+        .x_label_area_size(if x_desc.is_empty() { 24 } else { 40 })
+        .y_label_area_size(label_width(labels))
+        .build_cartesian_2d(x.0..x.1, (0..n as i32).into_segmented())
+        .map_err(|e| err(e.to_string()))?;
+    let label_of = |v: &SegmentValue<i32>| match v {
+        // Two no-break spaces keep the label off the axis (SVG drops trailing plain spaces).
+        SegmentValue::CenterOf(i) | SegmentValue::Exact(i) if (*i as usize) < n => {
+            labels.get(n - 1 - *i as usize).map_or(String::new(), |l| format!("{l}\u{a0}\u{a0}"))
+        }
+        _ => String::new(),
+    };
+    let step = (x.1 - x.0) / 5.0;
+    let x_label = |v: &f64| axis_label(*v, step);
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .set_tick_mark_size(LabelAreaPosition::Left, 0)
+        .x_max_light_lines(1)
+        .bold_line_style(GRID)
+        .y_labels(n)
+        .y_label_formatter(&label_of)
+        .x_labels(6)
+        .x_label_formatter(&x_label)
+        .x_desc(x_desc)
+        .label_style((FONT, 13).into_font().color(&INK))
+        .axis_desc_style((FONT, 13).into_font().color(&INK))
+        .axis_style(INK.mix(0.6))
+        .draw()
+        .map_err(|e| err(e.to_string()))?;
+    Ok(chart)
+}
+
+/// An x tick label with as many decimals as the tick step needs.
+fn axis_label(v: f64, step: f64) -> String {
+    let decimals = if step >= 1.0 { 0 } else { (-step.log10()).ceil().max(0.0) as usize };
+    format!("{v:.decimals$}")
+}
+
+fn value_style() -> TextStyle<'static> {
+    TextStyle::from((FONT, 12).into_font()).color(&INK).pos(Pos::new(HPos::Left, VPos::Center))
+}
+
 /// Width of the label column for `labels` at 12 px (about 6.5 px per character).
 fn label_width(labels: &[String]) -> u32 {
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4) as u32;
-    (longest * 7 + 12).clamp(60, 260)
+    (longest * 8 + 16).clamp(60, 280)
 }
 
 /// One bar with an optional confidence interval.
@@ -48,69 +119,49 @@ pub struct Bar {
     pub color: usize,
 }
 
-/// Horizontal bars over `x_range` with CI whiskers and the value printed after each bar.
-pub fn bars(title: &str, bars: &[Bar], x_range: (f64, f64), width: u32) -> Result<String> {
+/// Horizontal bars over `x_range` with CI whiskers and the value printed after each bar;
+/// `title` is the SVG's accessible title and, when `caption`, also drawn.
+pub fn bars(title: &str, caption: bool, bars: &[Bar], x_range: (f64, f64), width: u32) -> Result<String> {
     let err = chart_err(title);
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
-    let height = 60 + ROW * bars.len().max(1) as u32;
+    let height = if caption { 62 } else { 40 } + ROW * bars.len().max(1) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let n = bars.len().max(1) as i32;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 14).into_font().color(&INK))
-            .margin(8)
-            .margin_right(48)
-            .x_label_area_size(24)
-            .y_label_area_size(label_width(&labels))
-            .build_cartesian_2d(x_range.0..x_range.1, (0..n).into_segmented())
-            .map_err(|e| err(e.to_string()))?;
-        let label_of = |v: &SegmentValue<i32>| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
-            SegmentValue::Last => String::new(),
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .light_line_style(GRID)
-            .bold_line_style(GRID)
-            .y_labels(bars.len().max(1))
-            .y_label_formatter(&label_of)
-            .x_labels(6)
-            .label_style((FONT, 12).into_font().color(&INK))
-            .axis_style(INK.mix(0.6))
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
+        let mut chart = category_chart(&root, caption.then_some(title), &labels, x_range, "", &err)?;
+        let clamp = |v: f64| v.clamp(x_range.0, x_range.1);
         for (i, b) in bars.iter().enumerate() {
-            let i = i as i32;
+            let y = row(i, bars.len());
             let color = PALETTE[b.color % PALETTE.len()];
             let mut rect = Rectangle::new(
-                [
-                    (x_range.0, SegmentValue::Exact(i)),
-                    (b.value.clamp(x_range.0, x_range.1), SegmentValue::Exact(i + 1)),
-                ],
+                [(x_range.0, SegmentValue::Exact(y)), (clamp(b.value), SegmentValue::Exact(y + 1))],
                 color.mix(0.85).filled(),
             );
             rect.set_margin(5, 5, 0, 0);
             chart.draw_series(std::iter::once(rect)).map_err(|e| err(e.to_string()))?;
-            if let Some((lo, hi)) = b.ci {
-                let (lo, hi) = (lo.clamp(x_range.0, x_range.1), hi.clamp(x_range.0, x_range.1));
-                chart
-                    .draw_series(std::iter::once(ErrorBar::new_horizontal(
-                        SegmentValue::CenterOf(i),
-                        lo,
-                        b.value.clamp(x_range.0, x_range.1),
-                        hi,
+            if let Some((lo, hi)) = b.ci.filter(|(lo, hi)| hi > lo) {
+                let whisker = PathElement::new(
+                    vec![(clamp(lo), SegmentValue::CenterOf(y)), (clamp(hi), SegmentValue::CenterOf(y))],
+                    INK.stroke_width(1),
+                );
+                chart.draw_series(std::iter::once(whisker)).map_err(|e| err(e.to_string()))?;
+                for end in [lo, hi] {
+                    let mut cap = Rectangle::new(
+                        [(clamp(end), SegmentValue::Exact(y)), (clamp(end), SegmentValue::Exact(y + 1))],
                         INK.stroke_width(1),
-                        8,
-                    )))
-                    .map_err(|e| err(e.to_string()))?;
+                    );
+                    cap.set_margin(8, 8, 0, 0);
+                    chart.draw_series(std::iter::once(cap)).map_err(|e| err(e.to_string()))?;
+                }
             }
-            let end = b.ci.map_or(b.value, |(_, hi)| hi.max(b.value)).clamp(x_range.0, x_range.1);
-            let style = TextStyle::from((FONT, 11).into_font()).color(&INK).pos(Pos::new(HPos::Left, VPos::Center));
+            let end = clamp(b.ci.map_or(b.value, |(_, hi)| hi.max(b.value)));
             chart
-                .draw_series(std::iter::once(Text::new(format_value(b.value), (end, SegmentValue::CenterOf(i)), style)))
+                .draw_series(std::iter::once(Text::new(
+                    format!(" {}", format_value(b.value)),
+                    (end, SegmentValue::CenterOf(y)),
+                    value_style(),
+                )))
                 .map_err(|e| err(e.to_string()))?;
         }
         root.present().map_err(|e| err(e.to_string()))?;
@@ -127,81 +178,52 @@ pub struct Series {
     pub color: usize,
 }
 
-/// Horizontal stacked bars (one row per category) with a legend below the title.
+/// Horizontal stacked bars (one row per category) with the title and a legend on top.
 pub fn stacked(title: &str, categories: &[String], series: &[Series], x_desc: &str, width: u32) -> Result<String> {
     let err = chart_err(title);
     let totals: Vec<f64> =
         (0..categories.len()).map(|c| series.iter().map(|s| s.values.get(c).copied().unwrap_or(0.0)).sum()).collect();
-    let max = totals.iter().copied().fold(0.0, f64::max);
-    let x_max = nice_max(max);
-    let height = 96 + ROW * categories.len().max(1) as u32;
+    let x_max = nice_max(totals.iter().copied().fold(0.0, f64::max));
+    let height = 104 + ROW * categories.len().max(1) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let (legend, body) = root.split_vertically(46);
+        let (legend, body) = root.split_vertically(50);
         legend
-            .draw(&Text::new(title.to_string(), (8, 6), (FONT, 14).into_font().color(&INK)))
+            .draw(&Text::new(title.to_string(), (8, 6), (FONT, 15).into_font().color(&INK)))
             .map_err(|e| err(e.to_string()))?;
         let mut x = 8i32;
         for s in series {
             let color = PALETTE[s.color % PALETTE.len()];
-            legend.draw(&Rectangle::new([(x, 28), (x + 12, 40)], color.filled())).map_err(|e| err(e.to_string()))?;
+            legend.draw(&Rectangle::new([(x, 30), (x + 12, 42)], color.filled())).map_err(|e| err(e.to_string()))?;
             legend
-                .draw(&Text::new(s.label.clone(), (x + 16, 28), (FONT, 12).into_font().color(&INK)))
+                .draw(&Text::new(s.label.clone(), (x + 17, 30), (FONT, 13).into_font().color(&INK)))
                 .map_err(|e| err(e.to_string()))?;
-            x += 16 + 7 * s.label.chars().count() as i32 + 18;
+            x += 17 + 7 * s.label.chars().count() as i32 + 20;
         }
-        let n = categories.len().max(1) as i32;
-        let mut chart = ChartBuilder::on(&body)
-            .margin(8)
-            .margin_right(56)
-            .x_label_area_size(36)
-            .y_label_area_size(label_width(categories))
-            .build_cartesian_2d(0.0..x_max, (0..n).into_segmented())
-            .map_err(|e| err(e.to_string()))?;
-        let label_of = |v: &SegmentValue<i32>| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
-                categories.get(*i as usize).cloned().unwrap_or_default()
-            }
-            SegmentValue::Last => String::new(),
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .light_line_style(GRID)
-            .bold_line_style(GRID)
-            .y_labels(categories.len().max(1))
-            .y_label_formatter(&label_of)
-            .x_labels(6)
-            .x_desc(x_desc)
-            .label_style((FONT, 12).into_font().color(&INK))
-            .axis_desc_style((FONT, 12).into_font().color(&INK))
-            .axis_style(INK.mix(0.6))
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
-        for c in 0..categories.len() {
+        let mut chart = category_chart(&body, None, categories, (0.0, x_max), x_desc, &err)?;
+        for (c, total) in totals.iter().enumerate() {
+            let y = row(c, categories.len());
             let mut start = 0.0;
-            let ci = c as i32;
             for s in series {
                 let v = s.values.get(c).copied().unwrap_or(0.0);
                 if v <= 0.0 {
                     continue;
                 }
                 let mut rect = Rectangle::new(
-                    [(start, SegmentValue::Exact(ci)), (start + v, SegmentValue::Exact(ci + 1))],
+                    [(start, SegmentValue::Exact(y)), (start + v, SegmentValue::Exact(y + 1))],
                     PALETTE[s.color % PALETTE.len()].filled(),
                 );
                 rect.set_margin(5, 5, 0, 0);
                 chart.draw_series(std::iter::once(rect)).map_err(|e| err(e.to_string()))?;
                 start += v;
             }
-            let style = TextStyle::from((FONT, 11).into_font()).color(&INK).pos(Pos::new(HPos::Left, VPos::Center));
             chart
                 .draw_series(std::iter::once(Text::new(
-                    format!(" {}", format_value(totals[c])),
-                    (totals[c], SegmentValue::CenterOf(ci)),
-                    style,
+                    format!(" {}", format_value(*total)),
+                    (*total, SegmentValue::CenterOf(y)),
+                    value_style(),
                 )))
                 .map_err(|e| err(e.to_string()))?;
         }
@@ -223,77 +245,42 @@ pub fn boxes(title: &str, rows: &[Distribution], x_desc: &str, width: u32) -> Re
     use anser_evaluator::report::percentile;
     let err = chart_err(title);
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
-    let max = rows.iter().filter_map(|r| r.sorted.last().copied()).fold(0.0, f64::max);
-    let x_max = nice_max(max);
-    let height = 70 + ROW * rows.len().max(1) as u32;
+    let x_max = nice_max(rows.iter().filter_map(|r| r.sorted.last().copied()).fold(0.0, f64::max));
+    let height = 84 + ROW * rows.len().max(1) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let n = rows.len().max(1) as i32;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 14).into_font().color(&INK))
-            .margin(8)
-            .margin_right(24)
-            .x_label_area_size(36)
-            .y_label_area_size(label_width(&labels))
-            .build_cartesian_2d(0.0..x_max, (0..n).into_segmented())
-            .map_err(|e| err(e.to_string()))?;
-        let label_of = |v: &SegmentValue<i32>| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
-            SegmentValue::Last => String::new(),
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .light_line_style(GRID)
-            .bold_line_style(GRID)
-            .y_labels(rows.len().max(1))
-            .y_label_formatter(&label_of)
-            .x_labels(6)
-            .x_desc(x_desc)
-            .label_style((FONT, 12).into_font().color(&INK))
-            .axis_desc_style((FONT, 12).into_font().color(&INK))
-            .axis_style(INK.mix(0.6))
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
+        let mut chart = category_chart(&root, Some(title), &labels, (0.0, x_max), x_desc, &err)?;
+        let color = PALETTE[0];
         for (i, r) in rows.iter().enumerate() {
             let q = |p: f64| percentile(&r.sorted, p);
             let (Some(p5), Some(p25), Some(p50), Some(p75), Some(p95)) = (q(0.05), q(0.25), q(0.5), q(0.75), q(0.95))
             else {
                 continue;
             };
-            let i = i as i32;
-            let color = PALETTE[0];
-            chart
-                .draw_series(std::iter::once(ErrorBar::new_horizontal(
-                    SegmentValue::CenterOf(i),
-                    p5,
-                    p50,
-                    p95,
-                    INK.stroke_width(1),
-                    10,
-                )))
-                .map_err(|e| err(e.to_string()))?;
-            let mut rect = Rectangle::new(
-                [(p25, SegmentValue::Exact(i)), (p75, SegmentValue::Exact(i + 1))],
-                color.mix(0.35).filled(),
+            let y = row(i, rows.len());
+            let seg = |a: f64, b: f64, margin: u32, style: ShapeStyle| {
+                let mut r = Rectangle::new([(a, SegmentValue::Exact(y)), (b, SegmentValue::Exact(y + 1))], style);
+                r.set_margin(margin, margin, 0, 0);
+                r
+            };
+            let whisker = PathElement::new(
+                vec![(p5, SegmentValue::CenterOf(y)), (p95, SegmentValue::CenterOf(y))],
+                INK.stroke_width(1),
             );
-            rect.set_margin(5, 5, 0, 0);
-            chart.draw_series(std::iter::once(rect)).map_err(|e| err(e.to_string()))?;
-            let mut outline = Rectangle::new(
-                [(p25, SegmentValue::Exact(i)), (p75, SegmentValue::Exact(i + 1))],
-                color.stroke_width(1),
-            );
-            outline.set_margin(5, 5, 0, 0);
-            chart.draw_series(std::iter::once(outline)).map_err(|e| err(e.to_string()))?;
-            let mut median =
-                Rectangle::new([(p50, SegmentValue::Exact(i)), (p50, SegmentValue::Exact(i + 1))], INK.stroke_width(2));
-            median.set_margin(4, 4, 0, 0);
-            chart.draw_series(std::iter::once(median)).map_err(|e| err(e.to_string()))?;
+            chart.draw_series(std::iter::once(whisker)).map_err(|e| err(e.to_string()))?;
+            let shapes = [
+                seg(p5, p5, 8, INK.stroke_width(1)),
+                seg(p95, p95, 8, INK.stroke_width(1)),
+                seg(p25, p75, 4, color.mix(0.35).filled()),
+                seg(p25, p75, 4, color.stroke_width(1)),
+                seg(p50, p50, 3, INK.stroke_width(2)),
+            ];
+            chart.draw_series(shapes).map_err(|e| err(e.to_string()))?;
             let outliers = r.sorted.iter().filter(|v| **v < p5 || **v > p95);
             chart
-                .draw_series(outliers.map(|v| Circle::new((*v, SegmentValue::CenterOf(i)), 2, color.mix(0.7).filled())))
+                .draw_series(outliers.map(|v| Circle::new((*v, SegmentValue::CenterOf(y)), 2, color.mix(0.7).filled())))
                 .map_err(|e| err(e.to_string()))?;
         }
         root.present().map_err(|e| err(e.to_string()))?;
@@ -317,36 +304,13 @@ pub fn forest(title: &str, rows: &[Interval], width: u32) -> Result<String> {
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
     let reach = rows.iter().map(|r| r.ci.0.abs().max(r.ci.1.abs()).max(r.delta.abs())).fold(0.0, f64::max);
     let x = nice_max(reach);
-    let height = 64 + ROW * rows.len().max(1) as u32;
+    let height = 84 + ROW * rows.len().max(1) as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+        let mut chart = category_chart(&root, Some(title), &labels, (-x, x), "delta (run − baseline)", &err)?;
         let n = rows.len().max(1) as i32;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, (FONT, 14).into_font().color(&INK))
-            .margin(8)
-            .margin_right(24)
-            .x_label_area_size(24)
-            .y_label_area_size(label_width(&labels))
-            .build_cartesian_2d(-x..x, (0..n).into_segmented())
-            .map_err(|e| err(e.to_string()))?;
-        let label_of = |v: &SegmentValue<i32>| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
-            SegmentValue::Last => String::new(),
-        };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .light_line_style(GRID)
-            .bold_line_style(GRID)
-            .y_labels(rows.len().max(1))
-            .y_label_formatter(&label_of)
-            .x_labels(7)
-            .label_style((FONT, 12).into_font().color(&INK))
-            .axis_style(INK.mix(0.6))
-            .draw()
-            .map_err(|e| err(e.to_string()))?;
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Exact(n))],
@@ -354,20 +318,22 @@ pub fn forest(title: &str, rows: &[Interval], width: u32) -> Result<String> {
             )))
             .map_err(|e| err(e.to_string()))?;
         for (i, r) in rows.iter().enumerate() {
-            let i = i as i32;
+            let y = row(i, rows.len());
             let color = PALETTE[r.color % PALETTE.len()];
+            let line = PathElement::new(
+                vec![(r.ci.0, SegmentValue::CenterOf(y)), (r.ci.1, SegmentValue::CenterOf(y))],
+                color.stroke_width(2),
+            );
+            chart.draw_series(std::iter::once(line)).map_err(|e| err(e.to_string()))?;
             chart
-                .draw_series(std::iter::once(ErrorBar::new_horizontal(
-                    SegmentValue::CenterOf(i),
-                    r.ci.0,
-                    r.delta,
-                    r.ci.1,
-                    color.stroke_width(2),
-                    10,
-                )))
+                .draw_series(std::iter::once(Circle::new((r.delta, SegmentValue::CenterOf(y)), 5, color.filled())))
                 .map_err(|e| err(e.to_string()))?;
             chart
-                .draw_series(std::iter::once(Circle::new((r.delta, SegmentValue::CenterOf(i)), 4, color.filled())))
+                .draw_series(std::iter::once(Text::new(
+                    format!("  {:+.3} [{:+.3}, {:+.3}]", r.delta, r.ci.0, r.ci.1),
+                    (r.ci.1, SegmentValue::CenterOf(y)),
+                    value_style(),
+                )))
                 .map_err(|e| err(e.to_string()))?;
         }
         root.present().map_err(|e| err(e.to_string()))?;
@@ -382,18 +348,20 @@ pub fn nice_max(max: f64) -> f64 {
     }
     let exp = max.log10().floor();
     let base = 10f64.powf(exp);
-    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * base).find(|v| *v >= max * 1.02).unwrap_or(10.0 * base)
+    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * base).find(|v| *v >= max).unwrap_or(10.0 * base)
 }
 
-/// Value labels: 3 significant decimals for small numbers, fewer for large ones.
+/// Value labels: integers as integers, 3 decimals for small numbers, fewer for large ones.
 pub fn format_value(v: f64) -> String {
     let a = v.abs();
-    if a >= 100.0 {
+    if (v.fract() == 0.0 && a < 1e15) || a >= 100.0 {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
-    } else if a >= 0.01 || a == 0.0 {
+    } else if a >= 0.01 {
         format!("{v:.3}")
+    } else if a >= 0.001 {
+        format!("{v:.4}")
     } else {
         format!("{v:.2e}")
     }
@@ -416,7 +384,8 @@ mod tests {
     fn nice_axis_ends() {
         assert_eq!(nice_max(0.0), 1.0);
         assert_eq!(nice_max(0.93), 1.0);
-        assert_eq!(nice_max(1.0), 2.0);
+        assert_eq!(nice_max(1.0), 1.0);
+        assert_eq!(nice_max(1.01), 2.0);
         assert_eq!(nice_max(0.0123), 0.02);
         assert_eq!(nice_max(170.0), 200.0);
         assert_eq!(nice_max(230.0), 250.0);
@@ -424,17 +393,29 @@ mod tests {
     }
 
     #[test]
+    fn axis_labels_follow_the_step() {
+        assert_eq!(axis_label(0.2, 0.2), "0.2");
+        assert_eq!(axis_label(100.0, 100.0), "100");
+        assert_eq!(axis_label(0.005, 0.004), "0.005");
+        assert_eq!(axis_label(-0.5, 0.25), "-0.5");
+    }
+
+    #[test]
     fn value_labels() {
         assert_eq!(format_value(0.5), "0.500");
+        assert_eq!(format_value(12.0), "12");
+        assert_eq!(format_value(0.0), "0");
         assert_eq!(format_value(34.54), "34.5");
         assert_eq!(format_value(245.37), "245");
         assert_eq!(format_value(0.0002), "2.00e-4");
+        assert_eq!(format_value(0.00955), "0.0095");
     }
 
     #[test]
     fn charts_are_svg_with_titles_and_bars() {
         let svg = bars(
             "Recall <5>",
+            true,
             &[Bar { label: "Recall@5".into(), value: 0.4, ci: Some((0.2, 0.6)), color: 0 }],
             (0.0, 1.0),
             400,

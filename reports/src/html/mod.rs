@@ -20,7 +20,7 @@ use charts::{Bar, Distribution, Interval, Series};
 
 /// Width of full-width charts and of the charts in the two-column grid, in pixels.
 const WIDE: u32 = 1100;
-const NARROW: u32 = 530;
+const NARROW: u32 = 520;
 
 /// Escape text for HTML content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -58,7 +58,8 @@ h3 { font-size: 15px; margin: 0 0 8px; }
 .card .k { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .grid { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 14px; }
 .panel { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 14px; overflow-x: auto; }
-.panel + .panel { margin-top: 14px; }
+.panel { margin-bottom: 14px; }
+.grid > .panel { margin-bottom: 0; }
 svg { max-width: 100%; height: auto; display: block; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -86,6 +87,17 @@ fn num(v: Option<f64>) -> String {
     v.map_or("–".into(), |v| format!("{v:.4}"))
 }
 
+/// The factor and axis title for times whose largest value is `longest` seconds: milliseconds
+/// below a second, seconds otherwise.
+fn time_unit(longest: f64) -> (f64, &'static str) {
+    if longest < 1.0 { (1e3, "milliseconds") } else { (1.0, "seconds") }
+}
+
+/// Seconds as `850 ms` or `2.4 s`.
+fn duration(s: f64) -> String {
+    if s < 1.0 { format!("{:.0} ms", s * 1e3) } else { format!("{s:.1} s") }
+}
+
 fn card(out: &mut String, key: &str, value: &str) {
     let _ = write!(
         out,
@@ -101,9 +113,9 @@ pub fn run_page(report: &RunReport) -> Result<String> {
     let meta = |k: &str| report.metadata.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
     let method = meta("method").unwrap_or("unknown method");
     let model = meta("generation.model");
-    let _ = write!(
+    let _ = writeln!(
         b,
-        "<header><h1>Run report: {}</h1><p>method <b>{}</b>{}{} · {} tasks</p></header>\n",
+        "<header><h1>Run report: {}</h1><p>method <b>{}</b>{}{} · {} tasks</p></header>",
         escape(&report.name),
         escape(method),
         model.map_or(String::new(), |m| format!(" · model <b>{}</b>", escape(m))),
@@ -119,7 +131,7 @@ pub fn run_page(report: &RunReport) -> Result<String> {
     card(&mut b, "generation ok", &format!("{ok} ({:.0}%)", 100.0 * ok as f64 / total.max(1) as f64));
     card(&mut b, "tasks with a failure", &report.taxonomy.total.failed.to_string());
     if let Some(l) = &report.cost.total.latency {
-        card(&mut b, "latency p50 / p95", &format!("{:.3} s / {:.3} s", l.p50, l.p95));
+        card(&mut b, "latency p50 / p95", &format!("{} / {}", duration(l.p50), duration(l.p95)));
     }
     if let Some(t) = &report.cost.total.total_tokens {
         card(&mut b, "tokens per task", &format!("{:.0}", t.mean));
@@ -146,7 +158,7 @@ pub fn run_page(report: &RunReport) -> Result<String> {
                 .filter_map(|m| Some(Bar { label: m.metric.name().into(), value: m.mean?, ci: m.ci95, color: 0 }))
                 .collect();
             if !bars.is_empty() {
-                b.push_str(&charts::bars(&format!("{}: mean with 95% CI", g.group), &bars, (0.0, 1.0), NARROW)?);
+                b.push_str(&charts::bars(&format!("{}: mean with 95% CI", g.group), false, &bars, (0.0, 1.0), NARROW)?);
             }
             b.push_str("<table><tr><th>metric</th><th class=\"n\">mean</th><th class=\"n\">95% CI</th><th class=\"n\">n</th><th class=\"n\">unavailable</th></tr>");
             for m in &g.metrics {
@@ -163,9 +175,9 @@ pub fn run_page(report: &RunReport) -> Result<String> {
             b.push_str("</table></div>\n");
         }
         b.push_str("</div>\n");
-        let _ = write!(
+        let _ = writeln!(
             b,
-            "<p class=\"note\">Mean over the group's tasks; 95% percentile bootstrap CI ({} resamples, seed {}). Bars show metrics on a 0–1 scale; MAE, SMAPE and LLM Judge (0–100) are in the tables.</p>\n",
+            "<p class=\"note\">Mean over the group's tasks; 95% percentile bootstrap CI ({} resamples, seed {}). Bars show metrics on a 0–1 scale; MAE, SMAPE and LLM Judge (0–100) are in the tables.</p>",
             report.params.resamples, report.params.seed
         );
     }
@@ -181,12 +193,13 @@ pub fn run_page(report: &RunReport) -> Result<String> {
             Distribution { label: g.clone(), sorted }
         })
         .collect();
-    b.push_str(&charts::boxes(
-        "Task latency by group (box p25–p75, line p50, whiskers p5–p95)",
-        &dists,
-        "seconds",
-        WIDE,
-    )?);
+    let longest = dists.iter().filter_map(|d| d.sorted.last().copied()).fold(0.0, f64::max);
+    let (scale, unit) = time_unit(longest);
+    let dists: Vec<Distribution> = dists
+        .into_iter()
+        .map(|d| Distribution { label: d.label, sorted: d.sorted.iter().map(|v| v * scale).collect() })
+        .collect();
+    b.push_str(&charts::boxes("Task latency by group (box p25–p75, line p50, whiskers p5–p95)", &dists, unit, WIDE)?);
     b.push_str("</div>\n<div class=\"panel\">");
     let stage_series: Vec<Series> = STAGES
         .iter()
@@ -197,10 +210,16 @@ pub fn run_page(report: &RunReport) -> Result<String> {
             color: i,
         })
         .collect();
-    b.push_str(&charts::stacked("Mean time per task by stage", &groups, &stage_series, "seconds", WIDE)?);
-    let _ = write!(
+    let longest = (0..groups.len()).map(|g| stage_series.iter().map(|s| s.values[g]).sum::<f64>()).fold(0.0, f64::max);
+    let (scale, unit) = time_unit(longest);
+    let stage_series: Vec<Series> = stage_series
+        .into_iter()
+        .map(|s| Series { values: s.values.iter().map(|v| v * scale).collect(), ..s })
+        .collect();
+    b.push_str(&charts::stacked("Mean time per task by stage", &groups, &stage_series, unit, WIDE)?);
+    let _ = writeln!(
         b,
-        "<p class=\"note\">Stage times {}.</p></div>\n",
+        "<p class=\"note\">Stage times {}.</p></div>",
         if report.cost.from_trace {
             "are summed from trace.jsonl events"
         } else {
@@ -222,7 +241,11 @@ pub fn run_page(report: &RunReport) -> Result<String> {
             color: 1,
         },
     ];
-    b.push_str(&charts::stacked("Mean tokens per task", &groups, &token_series, "tokens", WIDE)?);
+    if token_series.iter().flat_map(|s| &s.values).any(|v| *v > 0.0) {
+        b.push_str(&charts::stacked("Mean tokens per task", &groups, &token_series, "tokens", WIDE)?);
+    } else {
+        b.push_str("<p>No task of this run reported LLM tokens.</p>");
+    }
     b.push_str("</div>\n");
 
     // Failure taxonomy.
@@ -336,9 +359,9 @@ pub fn run_page(report: &RunReport) -> Result<String> {
 pub fn compare_page(c: &Comparison) -> Result<String> {
     let alpha = c.params.alpha;
     let mut b = String::new();
-    let _ = write!(
+    let _ = writeln!(
         b,
-        "<header><h1>Run comparison</h1><p>baseline <b>{}</b> · compared: {} · {} tasks selected by every run</p></header>\n",
+        "<header><h1>Run comparison</h1><p>baseline <b>{}</b> · compared: {} · {} tasks selected by every run</p></header>",
         escape(&c.baseline),
         escape(&c.runs[1..].join(", ")),
         c.common_tasks
@@ -402,12 +425,12 @@ pub fn compare_page(c: &Comparison) -> Result<String> {
         }
         b.push_str("</table></div>\n");
     }
-    let _ = write!(
+    let _ = writeln!(
         b,
         "<p class=\"note\">delta = run − baseline on the tasks both runs have a value for; 95% CI: paired percentile bootstrap ({} resamples, seed {}); \
          p: paired sign-flip test (exact up to {} non-zero pairs, else {} random sign vectors), Holm-adjusted over each group's metrics; \
          * p &lt; {alpha}, ** p &lt; 0.01, *** p &lt; 0.001. Better/worse is direction-aware (lower MAE and SMAPE are better). \
-         The forest plots show the metrics on a 0–1 scale.</p>\n",
+         The forest plots show the metrics on a 0–1 scale.</p>",
         c.params.resamples, c.params.seed, c.params.exact_max_pairs, c.params.permutations
     );
     Ok(page("anser compare", &b))

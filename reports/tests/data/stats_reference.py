@@ -8,7 +8,10 @@ Each case is one metric of one group compared between a baseline `a` and a run `
 same tasks. What is exact in scipy (means, the exact sign-flip p-value, Holm) must match to
 1e-12; what is Monte Carlo (bootstrap CIs, the sign-flip p-value with many non-zero pairs) is
 computed here with many more resamples than anser uses, and the stored tolerance is four
-standard errors of anser's own Monte Carlo error (10,000 resamples).
+standard errors of anser's own Monte Carlo error (10,000 resamples); for the CI ends 0.12
+bootstrap standard deviations (about four standard errors of a 2.5 % quantile from 10,000
+resamples) plus one lattice step of the mean. Checked: over 30 seeds no anser value left its
+tolerance.
 """
 
 import json
@@ -44,12 +47,15 @@ def case(name, a, b):
     boot = stats.bootstrap((d,), np.mean, method="percentile", n_resamples=REF_BOOT,
                            confidence_level=0.95, random_state=RNG, vectorized=True, batch=20_000)
     sd = float(boot.standard_error)
+    # Means of values on a grid (Recall@5 in steps of 0.2, 0/1 accuracy) have a discrete bootstrap
+    # distribution: a Monte Carlo percentile can land one lattice step away from the reference.
+    lattice = float(np.abs(d[d != 0]).min() / len(d)) if nonzero else 0.0
     lo, hi = float(boot.confidence_interval.low), float(boot.confidence_interval.high)
     return {
         "name": name, "a": a.tolist(), "b": b.tolist(),
         "mean_a": float(a.mean()), "mean_b": float(b.mean()), "delta": float(d.mean()),
         "nonzero_pairs": nonzero, "p_exact": exact, "p_value": p, "p_tolerance": p_tol,
-        "ci95": [lo, hi], "ci_tolerance": 0.12 * sd,
+        "ci95": [lo, hi], "ci_tolerance": 0.12 * sd + lattice,
     }
 
 

@@ -31,8 +31,10 @@ fn intersection_dropped_tasks_and_json_shape() {
     let c = compare(&runs, None, &StatsParams::default()).expect("compares");
     assert_eq!(c.baseline, "run_fixture");
     assert_eq!(c.common_tasks, 17);
-    assert_eq!(c.dropped["run_fixture"], ["science_predictive_1"]);
-    assert!(c.dropped["better"].is_empty());
+    assert_eq!(
+        c.dropped,
+        [("run_fixture".to_string(), vec!["science_predictive_1".to_string()]), ("better".to_string(), vec![])]
+    );
     assert!(c.groups.iter().all(|g| g.group != "science_en_predictive"), "a group with no common task is gone");
 
     let json = c.to_json();

@@ -45,3 +45,42 @@ fn whitespace_and_percent_are_encoded() {
     assert_eq!(trec_id("（2023）示0101民初1号"), "（2023）示0101民初1号");
     assert_eq!(trec_id("a\u{3000}b"), "a%E3%80%80b", "ideographic space is whitespace too");
 }
+
+/// Recall@5 and Set Recall recomputed from the two TREC files equal the evaluator's, task by task.
+#[test]
+fn trec_files_reproduce_the_evaluators_recall() {
+    use std::collections::{HashMap, HashSet};
+
+    use anser_evaluator::Metric;
+
+    let run = scored(&fixture_dir());
+    let out = export(&run, &examples(), None).expect("exports");
+    let mut ranked: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
+    for line in out.run.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        ranked.entry(f[0]).or_default().push((f[3].parse().expect("rank"), f[2]));
+    }
+    let mut gold: HashMap<&str, HashSet<&str>> = HashMap::new();
+    for line in out.qrels.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        gold.entry(f[0]).or_default().insert(f[2]);
+    }
+    let mut checked = 0;
+    for task in &run.scores.as_ref().expect("scores").tasks {
+        let mut docs = ranked.get(task.id.as_str()).cloned().unwrap_or_default();
+        docs.sort();
+        let docs: Vec<&str> = docs.into_iter().map(|(_, d)| d).collect();
+        let g = &gold[task.id.as_str()];
+        if let Some(want) = task.value(Metric::RecallAt5) {
+            let hits = docs.iter().take(5).filter(|d| g.contains(*d)).count();
+            assert_eq!(hits as f64 / g.len() as f64, want, "{}", task.id);
+            checked += 1;
+        }
+        if let Some(want) = task.value(Metric::SetRecall) {
+            let found: HashSet<&str> = docs.iter().copied().filter(|d| g.contains(d)).collect();
+            assert_eq!(found.len() as f64 / g.len() as f64, want, "{}", task.id);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 18, "every example task has one of the two");
+}

@@ -71,11 +71,10 @@ fn children(spec: &RouteSpec, table: &str, key: &str) -> Vec<(String, String)> {
     for join in &spec.joins {
         let sides: Vec<_> = join.split('=').map(str::trim).collect();
         if let [l, r] = sides.as_slice() {
+            let parent_side = format!("{table}.{key}");
             for (a, b) in [(l, r), (r, l)] {
-                if *a == format!("{table}.{key}").as_str() {
-                    if let Some((t, c)) = b.split_once('.') {
-                        out.insert((t.to_string(), c.to_string()));
-                    }
+                if let (true, Some((t, c))) = (*a == parent_side, b.split_once('.')) {
+                    out.insert((t.to_string(), c.to_string()));
                 }
             }
         }
