@@ -13,8 +13,22 @@ const LIMBS: usize = 37;
 const GUARD_BITS: usize = 128;
 
 /// Unsigned fixed-width big integer, little-endian limbs.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, PartialEq, Eq)]
 struct Big([u64; LIMBS]);
+
+/// Numeric order: the most significant limb decides (a derived order would compare the
+/// least significant limb first, since the limbs are little-endian).
+impl Ord for Big {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.iter().rev().cmp(other.0.iter().rev())
+    }
+}
+
+impl PartialOrd for Big {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Big {
     const ZERO: Big = Big([0; LIMBS]);
@@ -239,5 +253,16 @@ mod tests {
         assert_eq!(exact_mean(&[2.0, 3.0, 5.0]), Some(10.0 / 3.0));
         assert_eq!(exact_mean(&[1.0, f64::INFINITY]), Some(f64::INFINITY));
         assert!(exact_mean(&[f64::INFINITY, f64::NEG_INFINITY]).is_some_and(f64::is_nan));
+    }
+
+    /// Mixed signs whose magnitudes live in different limbs (Python's `statistics.mean`).
+    #[test]
+    fn mixed_signs_across_limbs() {
+        assert_eq!(exact_mean(&[2.0, -1e-300]), Some(1.0));
+        assert_eq!(exact_mean(&[-2.0, 1e-300]), Some(-1.0));
+        assert_eq!(exact_mean(&[1e300, -1e-300, 3.0]), Some(3.3333333333333335e299));
+        assert_eq!(exact_mean(&[0.1, -0.3, 5e-324]), Some(-0.06666666666666667));
+        assert_eq!(exact_mean(&[-1e-300, 1e-300, 0.5]), Some(0.16666666666666666));
+        assert_eq!(exact_mean(&[1.0, -0.9999999999999998, 1e-310]), Some(7.401486830834377e-17));
     }
 }

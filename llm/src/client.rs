@@ -252,12 +252,19 @@ impl Client {
     }
 }
 
-/// A blocking wrapper around [`Client`] for synchronous code (it owns a small tokio runtime).
-/// Do not call it from inside an async runtime; use [`Client`] there.
+/// A blocking wrapper around [`Client`] for synchronous code (it owns a small current-thread
+/// tokio runtime).
+///
+/// It is safe to create, call and drop anywhere, including inside another tokio runtime: the
+/// embedders that use it are called from solvers under `block_in_place` and end up dropped by
+/// the run loop's async task. Inside a runtime context each call runs on a scoped helper thread
+/// (so no runtime is entered from within another), and dropping shuts the runtime down in the
+/// background instead of waiting for its blocking pool (which tokio forbids in async context).
 #[derive(Debug)]
 pub struct BlockingClient {
     inner: Client,
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until `drop` takes it.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl BlockingClient {
@@ -266,7 +273,7 @@ impl BlockingClient {
             .enable_all()
             .build()
             .map_err(|e| Error::Setup(format!("cannot start a tokio runtime: {e}")))?;
-        Ok(Self { inner: Client::new(endpoint, options)?, runtime })
+        Ok(Self { inner: Client::new(endpoint, options)?, runtime: Some(runtime) })
     }
 
     pub fn client(&self) -> &Client {
@@ -274,11 +281,35 @@ impl BlockingClient {
     }
 
     pub fn chat(&self, request: &ChatRequest) -> Result<ChatOutcome> {
-        self.runtime.block_on(self.inner.chat(request))
+        self.block_on(self.inner.chat(request))
     }
 
     pub fn embed(&self, request: &EmbeddingRequest) -> Result<EmbeddingOutcome> {
-        self.runtime.block_on(self.inner.embed(request))
+        self.block_on(self.inner.embed(request))
+    }
+
+    /// Drive `future` on the owned runtime; on a helper thread when this thread is inside a
+    /// runtime context, where `Runtime::block_on` would panic.
+    fn block_on<T: Send>(&self, future: impl Future<Output = Result<T>> + Send) -> Result<T> {
+        let runtime = self.runtime.as_ref().ok_or_else(|| Error::Setup("the blocking client was shut down".into()))?;
+        if tokio::runtime::Handle::try_current().is_err() {
+            return runtime.block_on(future);
+        }
+        std::thread::scope(|scope| {
+            let helper = std::thread::Builder::new()
+                .name("anser-llm-blocking".into())
+                .spawn_scoped(scope, || runtime.block_on(future))
+                .map_err(|e| Error::Setup(format!("cannot start a helper thread: {e}")))?;
+            helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+}
+
+impl Drop for BlockingClient {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 

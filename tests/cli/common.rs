@@ -50,3 +50,104 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Run `anser` with `args` and extra environment variables (set on the child only, so tests
+/// running in parallel threads never see each other's settings).
+pub fn anser_env(args: &[&str], env: &[(String, String)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_anser"));
+    for var in ["EMBEDDING_BACKEND", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL", "EMBEDDING_API_KEY", "EMBEDDING_DIM"] {
+        command.env_remove(var);
+    }
+    command.args(args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("the anser binary runs")
+}
+
+/// Dimension of the mock's embeddings in the shared index.
+pub const MOCK_EMBEDDING_DIM: usize = 16;
+
+/// The generated sample with BM25 and dense indexes whose vectors come from the API embedder
+/// pointed at a loopback mock's `/v1/embeddings`, so no ONNX model is needed. The mock also
+/// answers chat requests. Query-time embedding needs the same endpoint: pass [`Self::env`].
+pub struct IndexedSample {
+    pub mock: anser_llm::mock::MockServer,
+    /// `anser sample --out`'s `query/` and `corpus/`.
+    pub query: PathBuf,
+    pub corpus: PathBuf,
+    pub index: PathBuf,
+    /// Wall time of `anser sample` + `anser index`.
+    pub build_seconds: f64,
+    _dir: tempfile::TempDir,
+}
+
+/// The fixture while some test holds it; built again only if every holder has finished.
+static INDEXED: std::sync::Mutex<std::sync::Weak<IndexedSample>> = std::sync::Mutex::new(std::sync::Weak::new());
+
+impl IndexedSample {
+    /// The shared fixture (built on first use; concurrent callers wait for it).
+    pub fn get() -> std::sync::Arc<IndexedSample> {
+        let mut slot = INDEXED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(fixture) = slot.upgrade() {
+            return fixture;
+        }
+        let fixture = std::sync::Arc::new(Self::build());
+        *slot = std::sync::Arc::downgrade(&fixture);
+        fixture
+    }
+
+    fn build() -> IndexedSample {
+        let started = std::time::Instant::now();
+        let mock = anser_llm::mock::MockServer::start(anser_llm::mock::MockConfig::instant()).expect("mock starts");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sample = dir.path().join("sample");
+        let index = dir.path().join("index");
+        let o = anser(&["sample", "--out", sample.to_str().expect("utf8")]);
+        assert!(o.status.success(), "anser sample: {}", stderr(&o));
+        let (query, corpus) = (sample.join("query"), sample.join("corpus"));
+        let mut fixture = IndexedSample { mock, query, corpus, index, build_seconds: 0.0, _dir: dir };
+        let o = anser_env(
+            &[
+                "index",
+                "--corpus-root",
+                fixture.corpus_root(),
+                "--index-dir",
+                fixture.index_dir(),
+                "--embedding-backend",
+                "api",
+                "--quiet",
+                "--json",
+            ],
+            &fixture.env(),
+        );
+        assert!(o.status.success(), "anser index: {}", stderr(&o));
+        let reports: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("index reports");
+        assert_eq!(reports.as_array().map(Vec::len), Some(10), "every route indexed: {reports}");
+        assert!(
+            fixture.mock.requests().iter().any(|r| r.path == "/v1/embeddings"),
+            "the dense vectors came from the mock's /v1/embeddings"
+        );
+        fixture.build_seconds = started.elapsed().as_secs_f64();
+        eprintln!("indexed sample (BM25 + API embeddings) built in {:.1} s", fixture.build_seconds);
+        fixture
+    }
+
+    /// `EMBEDDING_*` for the child processes: the API backend on the mock.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![
+            ("EMBEDDING_BACKEND".into(), "api".into()),
+            ("EMBEDDING_BASE_URL".into(), self.mock.base_url()),
+            ("EMBEDDING_MODEL".into(), "mock-embedding".into()),
+            ("EMBEDDING_DIM".into(), MOCK_EMBEDDING_DIM.to_string()),
+        ]
+    }
+
+    pub fn benchmark_dir(&self) -> &str {
+        self.query.to_str().expect("utf8")
+    }
+
+    pub fn corpus_root(&self) -> &str {
+        self.corpus.to_str().expect("utf8")
+    }
+
+    pub fn index_dir(&self) -> &str {
+        self.index.to_str().expect("utf8")
+    }
+}

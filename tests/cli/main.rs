@@ -3,6 +3,9 @@
 mod agent;
 mod common;
 mod corpus;
+mod eval;
+mod methods;
 mod reports;
 mod run;
+mod sample;
 mod tasks;

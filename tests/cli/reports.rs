@@ -2,6 +2,8 @@
 //! a vanilla run against the loopback mock (baseline) and a run whose mock answers every task
 //! with its gold answer (the "better" system), then the comparison, the report (rendered in
 //! headless Chromium when it is installed, which leaves a screenshot) and the TREC export.
+//! Then issue 9's acceptance pair: the offline method with `--retriever bm25` against the same
+//! method with `hybrid:bm25+dense@rrf60` (dense vectors from the mock's `/v1/embeddings`).
 
 use std::{
     path::{Path, PathBuf},
@@ -11,7 +13,7 @@ use std::{
 use anser_llm::mock::{Matcher, MockConfig, MockServer, Reply, Rule};
 use serde_json::Value;
 
-use crate::common::{anser, stderr, stdout};
+use crate::common::{IndexedSample, anser, anser_env, stderr, stdout};
 
 fn run(base_url: &str, sample: &Path, out: &Path, name: &str) {
     let bench = sample.join("query");
@@ -136,6 +138,110 @@ fn compare_report_and_export_on_two_sample_runs() {
     assert!(qrels.lines().count() >= 170, "gold evidence of every task");
     let trec_run = std::fs::read_to_string(base.join("run.trec")).expect("run");
     assert!(trec_run.is_empty(), "vanilla returns no evidence");
+}
+
+/// Issue 9's acceptance: two offline runs of the sample, BM25 vs hybrid retrieval; `anser
+/// compare` prints the table with CIs and p-values, `anser report` renders in Chromium.
+#[test]
+fn ablation_offline_bm25_vs_hybrid() {
+    let fixture = IndexedSample::get();
+    let env = fixture.env();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("runs");
+    let pair = [("offline-bm25", "bm25"), ("offline-hybrid", "hybrid:bm25+dense@rrf60")];
+    for (name, spec) in pair {
+        let o = anser_env(
+            &[
+                "run",
+                "--method",
+                "offline",
+                "--retriever",
+                spec,
+                "--run-name",
+                name,
+                "--benchmark-dir",
+                fixture.benchmark_dir(),
+                "--corpus-root",
+                fixture.corpus_root(),
+                "--index-dir",
+                fixture.index_dir(),
+                "--output-dir",
+                path(&out),
+                "--quiet",
+                "--concurrency",
+                "4",
+            ],
+            &env,
+        );
+        assert!(o.status.success(), "anser run {name}: {}", stderr(&o));
+        let metadata: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join(name).join("metadata.json")).expect("metadata"))
+                .expect("json");
+        assert_eq!(metadata["settings"]["retriever"], spec);
+    }
+    let (bm25, hybrid) = (out.join(pair[0].0), out.join(pair[1].0));
+
+    // JSON: every group, every metric; the hybrid run has a delta inside its CI and a p-value.
+    let o = anser(&["compare", path(&bm25), path(&hybrid), "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(json["dropped_tasks"], serde_json::json!({"offline-bm25": 0, "offline-hybrid": 0}));
+    let groups = json["groups"].as_object().expect("groups");
+    assert_eq!(groups.len(), 14);
+    let mut tested = 0;
+    for (group, metrics) in groups {
+        let before = tested;
+        for (metric, runs) in metrics.as_object().expect("metrics") {
+            assert!(runs["offline-bm25"]["delta"].is_null(), "the baseline has no delta");
+            let h = &runs["offline-hybrid"];
+            let (Some(d), Some(p)) = (h["delta"].as_f64(), h["p_value"].as_f64()) else { continue };
+            let ci = h["ci95"].as_array().expect("ci95");
+            let (lo, hi) = (ci[0].as_f64().expect("lo"), ci[1].as_f64().expect("hi"));
+            assert!(lo <= d + 1e-12 && d <= hi + 1e-12, "{group} {metric}: {d} outside [{lo}, {hi}]");
+            assert!((0.0..=1.0).contains(&p), "{group} {metric}: p = {p}");
+            tested += 1;
+        }
+        assert!(tested > before, "{group}: no paired test");
+    }
+
+    // The table: a header with the CI and Holm p-value columns per group, and one row per tested
+    // metric for the hybrid run with its CI bounds and p-value.
+    let o = anser(&["compare", path(&bm25), path(&hybrid)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    eprintln!("{table}");
+    assert!(
+        table.starts_with(
+            "baseline: offline-bm25 · 170 tasks selected by every run · dropped tasks: offline-bm25 0, \
+             offline-hybrid 0"
+        ),
+        "{table}"
+    );
+    let headers: Vec<&str> = table.lines().filter(|l| l.trim_start().starts_with("metric ")).collect();
+    assert_eq!(headers.len(), 14, "one block per group: {table}");
+    for h in &headers {
+        let columns: Vec<&str> = h.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+        assert!(columns.starts_with(&["metric", "run", "mean", "n", "delta", "95% CI", "p (Holm)"]), "{h}");
+        assert_eq!(columns.last(), Some(&"verdict"), "{h}");
+    }
+    let mut rows = 0;
+    for line in table.lines().filter(|l| l.contains(" offline-hybrid ") && l.contains('[')) {
+        let (ci, rest) = line.split_once('[').and_then(|(_, r)| r.split_once(']')).expect("CI in brackets");
+        let bounds: Vec<f64> = ci.split(',').map(|b| b.trim().parse().expect("CI bound")).collect();
+        assert!(bounds.len() == 2 && bounds[0] <= bounds[1], "{line}");
+        let p: f64 = rest.split_whitespace().next().expect("p-value").parse().expect("numeric p-value");
+        assert!((0.0..=1.0).contains(&p), "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, tested, "one table row per paired test");
+
+    // The report of the hybrid run renders in a browser.
+    let o = anser(&["report", path(&hybrid)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = hybrid.join("report.html");
+    let page = std::fs::read_to_string(&html).expect("report.html");
+    assert!(page.matches("<svg").count() >= 14 && !page.contains("<script"), "self-contained charts");
+    screenshot(&html, "ablation-report");
 }
 
 #[test]

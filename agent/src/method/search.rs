@@ -58,18 +58,34 @@ impl Searcher for RetrieverSearcher {
             .resolve(&task.id, task.group, task.task_type.as_deref())
             .map_err(|e| e.to_string())?
             .evidence;
-        let hits = self.inner.bind(task).search(query, k).map_err(|e| e.to_string())?;
-        Ok(hits
-            .into_iter()
-            .filter_map(|h| {
-                let id = h.evidence.get(&kind.name)?;
-                Some(SearchHit {
-                    evidence: evidence_item(kind, id),
-                    score: h.score,
-                    text: h.text,
-                    unit: h.retrieval_id,
+        let retriever = self.inner.bind(task);
+        // A route can hold units of other kinds (the audit corpus: DQC rules beside the filing
+        // facts the scorer expects); when they fill the top k, search deeper so that the k
+        // best units *with* an identifier of the task's kind are returned.
+        let mut depth = k;
+        loop {
+            let raw = retriever.search(query, depth).map_err(|e| e.to_string())?;
+            let exhausted = raw.len() < depth;
+            let mut hits: Vec<SearchHit> = raw
+                .into_iter()
+                .filter_map(|h| {
+                    let id = h.evidence.get(&kind.name)?;
+                    Some(SearchHit {
+                        evidence: evidence_item(kind, id),
+                        score: h.score,
+                        text: h.text,
+                        unit: h.retrieval_id,
+                    })
                 })
-            })
-            .collect())
+                .collect();
+            if hits.len() >= k || exhausted || depth >= MAX_SEARCH_DEPTH {
+                hits.truncate(k);
+                return Ok(hits);
+            }
+            depth = (depth.max(1) * 4).min(MAX_SEARCH_DEPTH);
+        }
     }
 }
+
+/// How deep a search may go to find `k` units of the task's evidence kind.
+const MAX_SEARCH_DEPTH: usize = 1000;

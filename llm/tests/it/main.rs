@@ -2,6 +2,7 @@
 //! bound, Retry-After, timeouts, malformed bodies, usage, cache and replay, tool calls,
 //! embeddings, configuration precedence and key hygiene. Nothing leaves 127.0.0.1.
 
+mod blocking;
 mod cache;
 mod chat;
 mod config;

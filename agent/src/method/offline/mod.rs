@@ -16,6 +16,10 @@
 //! Its scores on the generated sample are a pipeline health figure, not a claim about the real
 //! benchmark.
 
+mod audit;
+mod finance;
+mod legal_predictive;
+
 use std::{collections::BTreeSet, path::PathBuf, sync::Arc, time::Instant};
 
 use anser_manifest::{Domain, Language, PublicTask, Split};
@@ -51,6 +55,30 @@ impl Offline {
 
     fn solve_task(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
         let g = task.group;
+        if g.domain == Domain::Legal && g.split == Split::Predictive {
+            match self.relation(task, trace) {
+                Ok(Some(solved)) => return solved,
+                Ok(None) => trace.note("plan", json!({"fallback": "the query did not map to the feature registry"})),
+                Err(e) => trace.note("plan", json!({"fallback": e.to_string()})),
+            }
+        }
+        if g.domain == Domain::Finance
+            && g.split == Split::Prescriptive
+            && task.task_type.as_deref() == Some("FinAuditing")
+        {
+            match self.audit(task, trace) {
+                Ok(Some(solved)) => return solved,
+                Ok(None) => trace.note("plan", json!({"fallback": "no fact or applicable rule found"})),
+                Err(e) => trace.note("plan", json!({"fallback": e.to_string()})),
+            }
+        }
+        if g.domain == Domain::Finance && g.split != Split::Prescriptive {
+            match self.finance(task, trace) {
+                Ok(Some(solved)) => return solved,
+                Ok(None) => trace.note("plan", json!({"fallback": "the query did not map to the figures"})),
+                Err(e) => trace.note("plan", json!({"fallback": e.to_string()})),
+            }
+        }
         if g.domain == Domain::Legal && g.split == Split::Descriptive {
             match self.count_cases(task, trace) {
                 Ok(Some(solved)) => return solved,
@@ -59,6 +87,86 @@ impl Offline {
             }
         }
         self.retrieve_and_extract(task, trace)
+    }
+
+    /// Cohort and association statistics of a legal predictive task.
+    fn relation(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
+        let started = Instant::now();
+        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams::default())?;
+        let Some(plan) = legal_predictive::solve(&db, task)? else {
+            trace.record("plan", Stage::Compute, started, 0, json!({"mapped": false}), None);
+            return Ok(None);
+        };
+        trace.record(
+            "tool_call",
+            Stage::Compute,
+            started,
+            0,
+            json!({"plan": plan.plan, "sql": plan.sql, "cohort": plan.evidence.len(), "boundary": db.boundary()}),
+            None,
+        );
+        Ok(Some(Solved {
+            answer: plan.answer,
+            evidence: plan.evidence,
+            status: GenerationStatus::Ok,
+            errors: Vec::new(),
+            usage: None,
+            flags: Vec::new(),
+        }))
+    }
+
+    /// Locate the fact, the governing DQC rule, and apply it.
+    fn audit(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
+        let started = Instant::now();
+        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams::default())?;
+        let Some(plan) = audit::solve(&db, &task.query)? else {
+            trace.record("plan", Stage::Sql, started, 0, json!({"mapped": false}), None);
+            return Ok(None);
+        };
+        trace.record("tool_call", Stage::Sql, started, 0, json!({"plan": plan.plan}), None);
+        Ok(Some(Solved {
+            answer: plan.answer,
+            evidence: plan.evidence,
+            status: GenerationStatus::Ok,
+            errors: Vec::new(),
+            usage: None,
+            flags: Vec::new(),
+        }))
+    }
+
+    /// SQL look-ups and computations over the finance figures; the extractive fallback answers
+    /// what the figures cannot, with the plan's evidence kept.
+    fn finance(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
+        let started = Instant::now();
+        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams::default())?;
+        let Some(plan) = finance::solve(&db, task)? else {
+            trace.record("plan", Stage::Sql, started, 0, json!({"mapped": false}), None);
+            return Ok(None);
+        };
+        trace.record(
+            "tool_call",
+            Stage::Sql,
+            started,
+            0,
+            json!({"plan": plan.plan, "evidence": plan.evidence.len(), "boundary": db.boundary()}),
+            None,
+        );
+        match plan.answer {
+            Some(answer) if !answer.is_empty() => Ok(Some(Solved {
+                answer: Value::String(answer),
+                evidence: plan.evidence,
+                status: GenerationStatus::Ok,
+                errors: Vec::new(),
+                usage: None,
+                flags: Vec::new(),
+            })),
+            _ if plan.evidence.is_empty() => Ok(None),
+            _ => {
+                let mut solved = self.retrieve_and_extract(task, trace);
+                solved.evidence = plan.evidence;
+                Ok(Some(solved))
+            }
+        }
     }
 
     /// Count the cases matching the dictionary conditions found in the query.
@@ -191,8 +299,29 @@ fn negated_zh(query: &str, at: usize) -> bool {
     ["未", "没有", "不", "无", "非"].iter().any(|n| before.ends_with(n))
 }
 
-/// Chinese counting: cause of action, feature values, yes/no features, years.
+/// Chinese counting: the cause of action, then the feature conditions the cause's dictionary
+/// and decision texts explain (see `legal_predictive::zh_count_conditions`), procedure and
+/// document type, years. Without a named cause: exact feature values and yes/no key stems.
 fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
+    if let Some(found) = legal_predictive::zh_count_conditions(db, query)? {
+        let (mut clauses, mut conditions) = (found.clauses, found.described);
+        for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
+            for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
+                .iter()
+                .filter_map(|r| r.first())
+            {
+                if v.chars().count() >= 2 && query.contains(v.as_str()) {
+                    clauses.push(format!("c.{col} = {}", lit(v)));
+                    conditions.push(format!("{label} = {v}"));
+                }
+            }
+        }
+        for y in &regex_years(query) {
+            clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
+            conditions.push(format!("year = {y}"));
+        }
+        return Ok((format!("SELECT DISTINCT c.anhao FROM cases c WHERE {}", clauses.join(" AND ")), conditions));
+    }
     let mut clauses = Vec::new();
     let mut conditions = Vec::new();
     let anyou = column_strings(db, "SELECT DISTINCT anyou FROM cases WHERE anyou IS NOT NULL")?;
@@ -277,8 +406,14 @@ fn normalize_en(s: &str) -> String {
     s.to_lowercase().replace(['-', '_'], " ")
 }
 
-/// English counting: matter types and boolean features of the annotation registry.
+/// English counting: the matter type and the features it names (see
+/// `legal_predictive::en_count_conditions`); without a named matter, boolean features of any
+/// matter by display name and aliases.
 fn en_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
+    if let Some(found) = legal_predictive::en_count_conditions(db, query)? {
+        let sql = format!("SELECT DISTINCT c.case_id FROM case_record c WHERE {}", found.clauses.join(" AND "));
+        return Ok((sql, found.described));
+    }
     let q = normalize_en(query);
     let registry = column_strings(
         db,
@@ -347,5 +482,90 @@ mod tests {
             json!({"cik": "12", "type": "company"}),
         ];
         assert_eq!(distinct_companies(&ev), 2);
+    }
+}
+
+/// The planner end to end on the generated sample: the groups it computes are checked against
+/// the sample's gold (which the planner cannot see — it gets `PublicTask`s only).
+#[cfg(test)]
+mod sample_tests {
+    use anser_manifest::Benchmark;
+    use anser_samples::{SampleOptions, generate};
+
+    use super::*;
+    use crate::method::SearchHit;
+
+    /// No retrieval: every checked answer must come from a plan.
+    #[derive(Debug)]
+    struct NoSearch;
+
+    impl Searcher for NoSearch {
+        fn spec(&self) -> String {
+            "none".into()
+        }
+
+        fn search(&self, _: &PublicTask, _: &str, _: usize) -> std::result::Result<Vec<SearchHit>, String> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn norm(v: &Value) -> String {
+        v.as_str().map(|s| s.trim().trim_end_matches('%').trim().to_string()).unwrap_or_else(|| v.to_string())
+    }
+
+    #[test]
+    fn plans_answer_the_computable_groups_of_the_sample() {
+        let dir = tempfile::TempDir::new().expect("tempdir");
+        let summary = generate(&SampleOptions::default(), &dir.path().join("sample")).expect("sample generates");
+        let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
+        let planner = Offline::new(summary.corpus_dir(), Arc::new(NoSearch));
+        // group label → (checked, right)
+        let mut tally: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+        let mut wrong = Vec::new();
+        for task in bench.tasks() {
+            let g = task.group;
+            let ty = task.task_type.as_deref().unwrap_or("");
+            let label = match (g.domain, g.split, ty) {
+                (Domain::Legal, Split::Predictive, _) => "legal predictive",
+                (Domain::Legal, Split::Descriptive, _) => "legal descriptive",
+                (Domain::Finance, Split::Prescriptive, "FinAuditing") => "finauditing",
+                (Domain::Finance, Split::Descriptive, "statistic" | "numeric_fact" | "cross_section_screen") => {
+                    "finance computed"
+                }
+                (Domain::Finance, Split::Descriptive, "multi_period_trend" | "change_detection" | "text_evidence") => {
+                    "finance computed"
+                }
+                _ => continue,
+            };
+            let gold = bench.reference(&task.id).expect("reference");
+            let mut trace = TaskTrace::new(&task.id);
+            let solved = planner.solve_task(task, &mut trace);
+            let ids = |v: &Value| -> BTreeSet<String> {
+                v.as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect()
+            };
+            let same_population = ids(&Value::Array(solved.evidence.clone())) == ids(&gold.evidence);
+            let right = match label {
+                "legal predictive" => solved.answer.get("option") == gold.ground_truth.get("option") && same_population,
+                "legal descriptive" => norm(&solved.answer) == norm(&gold.ground_truth) && same_population,
+                "finauditing" => {
+                    solved.answer == gold.ground_truth && Value::Array(solved.evidence.clone()) == gold.evidence
+                }
+                _ => norm(&solved.answer) == norm(&gold.ground_truth),
+            };
+            let entry = tally.entry(label).or_default();
+            entry.0 += 1;
+            if right {
+                entry.1 += 1;
+            } else {
+                wrong.push(format!("{}: {} vs gold {}", task.id, solved.answer, gold.ground_truth));
+            }
+        }
+        for (label, min_share) in
+            [("legal predictive", 0.9), ("legal descriptive", 0.8), ("finauditing", 1.0), ("finance computed", 0.8)]
+        {
+            let (n, right) = tally.get(label).copied().unwrap_or_default();
+            assert!(n > 0, "{label}: no tasks in the sample");
+            assert!(right as f64 >= min_share * n as f64, "{label}: {right}/{n} right; wrong: {wrong:#?}");
+        }
     }
 }

@@ -1,0 +1,78 @@
+//! `anser eval` as a command: the official profile reproduces the official evaluator's output
+//! byte for byte on the golden predictions (paths aside), the table formats, and bad input.
+
+use crate::common::{anser, shared, stderr, stdout};
+
+/// JSON-encode `s` the way evaluation.json writes strings.
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).expect("string encodes")
+}
+
+#[test]
+fn official_profile_is_byte_identical_to_the_golden_file() {
+    let Some(shared) = shared("anser eval golden parity") else { return };
+    let golden = shared.join("golden/anser-eval");
+    let predictions = golden.join("predictions.json");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let output = tmp.path().join("evaluation.json");
+    let o = anser(&[
+        "eval",
+        "--profile",
+        "official",
+        predictions.to_str().expect("utf8"),
+        "--benchmark-dir",
+        shared.join("anser/query").to_str().expect("utf8"),
+        "--corpus-root",
+        shared.join("anser/corpus").to_str().expect("utf8"),
+        "--skip-llm-judge",
+        "--output",
+        output.to_str().expect("utf8"),
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The golden file had its absolute paths (as the evaluator writes them: resolved) replaced
+    // by these two names.
+    let resolved = |p: &std::path::Path| {
+        let p = std::fs::canonicalize(p).expect("path resolves");
+        json_string(p.to_str().expect("utf8"))
+    };
+    let ours = std::fs::read_to_string(&output)
+        .expect("evaluation.json written")
+        .replace(&resolved(&predictions), "\"predictions.json\"")
+        .replace(&resolved(&shared.join("anser/query")), "\"query\"");
+    let want = std::fs::read_to_string(golden.join("evaluation.json")).expect("golden evaluation.json");
+    if ours != want {
+        let line = ours.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(0);
+        panic!(
+            "evaluation.json differs from the golden file at line {}:\nours:   {:?}\ngolden: {:?}",
+            line + 1,
+            ours.lines().nth(line),
+            want.lines().nth(line)
+        );
+    }
+    // The CSV table on stdout: header, then one row per (group, metric).
+    let table = stdout(&o);
+    let mut lines = table.lines();
+    assert_eq!(lines.next(), Some("group,metric,mean,count,unavailable"));
+    assert!(lines.any(|l| l.starts_with("finance_zh_prescriptive,Recall@5,")), "{table}");
+    // Warnings are printed once each on stderr.
+    let err = stderr(&o);
+    assert_eq!(err.matches("duplicate result id").count(), 1, "{err}");
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors_with_exit_code_2() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let bench = crate::common::examples_query();
+    let missing = tmp.path().join("missing.json");
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, "{\"results\": [ {\"id\": 1,").expect("write");
+    for (input, needle) in [(&missing, "missing.json"), (&bad, "bad.json")] {
+        let o = anser(&["eval", input.to_str().expect("utf8"), "--benchmark-dir", bench.to_str().expect("utf8")]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(err.contains(needle), "names the file: {err}");
+    }
+}
