@@ -2,7 +2,9 @@
 //!
 //! Kinds: `bm25` (our BM25 over tantivy postings, any analyzer the index holds, query-time
 //! k1/b), `dense` (cosine over the route's embeddings, HNSW or exact), `hybrid` (reciprocal rank
-//! fusion, k = 60 by default, or weighted fusion of min–max normalised scores) and `none`.
+//! fusion, k = 60 by default, or weighted fusion of min–max normalised scores) and `none`; any
+//! of them with `/in_force` keeps only the regulatory rules in force for the query's company and
+//! date ([`in_force`]).
 //! A retriever is built from a spec string ([`RetrieverSpec`]), so an ablation is a flag.
 //!
 //! ```no_run
@@ -23,6 +25,7 @@
 mod error;
 mod evidence;
 mod fusion;
+pub mod in_force;
 mod retriever;
 pub mod spec;
 

@@ -21,6 +21,7 @@ use anser_manifest::{PublicTask, Route};
 use crate::{
     Error, Result,
     fusion::{rrf, weighted},
+    in_force::{Applicability, RuleVersions, rule_law},
     spec::{DEFAULT_FUSION_DEPTH, Fusion, RetrieverSpec},
 };
 
@@ -97,6 +98,7 @@ pub struct Engine {
     threads: usize,
     routes: Mutex<HashMap<Route, Arc<RouteIndex>>>,
     embedders: Mutex<Vec<(EmbedderSpec, Arc<dyn Embedder>)>>,
+    rule_versions: Mutex<HashMap<Route, Arc<RuleVersions>>>,
 }
 
 impl Engine {
@@ -109,6 +111,7 @@ impl Engine {
             threads: 0,
             routes: Mutex::new(HashMap::new()),
             embedders: Mutex::new(Vec::new()),
+            rule_versions: Mutex::new(HashMap::new()),
         }
     }
 
@@ -134,6 +137,23 @@ impl Engine {
         let index = Arc::new(RouteIndex::open(&self.index_dir, route, self.corpus_root.as_deref())?);
         routes.insert(route, index.clone());
         Ok(index)
+    }
+
+    /// The rulebook revisions of `route`'s regulatory rules (read from its units once).
+    pub fn rule_versions(&self, route: Route, index: &RouteIndex) -> Result<Arc<RuleVersions>> {
+        let mut cache = self.rule_versions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(v) = cache.get(&route) {
+            return Ok(v.clone());
+        }
+        let mut laws = Vec::new();
+        for unit in index.store.iter() {
+            if let Some(law) = rule_law(&unit?.evidence) {
+                laws.push(law.to_string());
+            }
+        }
+        let versions = Arc::new(RuleVersions::from_laws(laws.iter().map(String::as_str)));
+        cache.insert(route, versions.clone());
+        Ok(versions)
     }
 
     /// The query embedder of a route index, checked against the index.
@@ -172,7 +192,14 @@ impl SpecRetriever {
         self
     }
 
-    fn ranked(&self, spec: &RetrieverSpec, index: &RouteIndex, query: &str, k: usize) -> Result<Vec<Scored>> {
+    fn ranked(
+        &self,
+        spec: &RetrieverSpec,
+        route: Route,
+        index: &RouteIndex,
+        query: &str,
+        k: usize,
+    ) -> Result<Vec<Scored>> {
         Ok(match spec {
             RetrieverSpec::None => Vec::new(),
             RetrieverSpec::Bm25 { analyzer, k1, b } => {
@@ -188,13 +215,44 @@ impl SpecRetriever {
             }
             RetrieverSpec::Hybrid { parts, fusion } => {
                 let depth = self.depth.max(k);
-                let lists = parts.iter().map(|p| self.ranked(p, index, query, depth)).collect::<Result<Vec<_>>>()?;
+                let lists =
+                    parts.iter().map(|p| self.ranked(p, route, index, query, depth)).collect::<Result<Vec<_>>>()?;
                 let mut fused = match fusion {
                     Fusion::Rrf { k } => rrf(&lists, *k),
                     Fusion::Weighted { weights } => weighted(&lists, weights),
                 };
                 fused.truncate(k);
                 fused
+            }
+            RetrieverSpec::InForce(inner) => {
+                let applicability = Applicability::of_query(query);
+                if applicability.is_empty() {
+                    return self.ranked(inner, route, index, query, k);
+                }
+                // Filtering removes hits, so rank deeper than k first.
+                let ranked = self.ranked(inner, route, index, query, self.depth.max(k.saturating_mul(4)))?;
+                let mut versions = None;
+                let mut kept = Vec::with_capacity(k);
+                for s in ranked {
+                    if kept.len() == k {
+                        break;
+                    }
+                    let unit = index.store.get(s.ord)?;
+                    let applies = match rule_law(&unit.evidence) {
+                        Some(law) => {
+                            let v = match &versions {
+                                Some(v) => v,
+                                None => versions.insert(self.engine.rule_versions(route, index)?),
+                            };
+                            v.applies(law, &applicability)
+                        }
+                        None => true,
+                    };
+                    if applies {
+                        kept.push(s);
+                    }
+                }
+                kept
             }
         })
     }
@@ -210,7 +268,7 @@ impl Retriever for SpecRetriever {
             return Ok(Vec::new());
         }
         let index = self.engine.route(route)?;
-        let scored = self.ranked(&self.spec, &index, query, k)?;
+        let scored = self.ranked(&self.spec, route, &index, query, k)?;
         scored
             .into_iter()
             .enumerate()

@@ -11,8 +11,9 @@
 //! | `hybrid:bm25+dense` | reciprocal rank fusion with k = 60 |
 //! | `hybrid:bm25+dense@rrf20` | RRF with k = 20 |
 //! | `hybrid:bm25+dense@w0.3,0.7` | weighted fusion of min–max normalised scores |
+//! | `SPEC/in_force` | SPEC, keeping only regulatory rules in force for the query (see [`crate::in_force`]) |
 //!
-//! Parts of a hybrid are any non-hybrid specs.
+//! Parts of a hybrid are any non-hybrid specs; `/in_force` applies to the whole spec.
 
 use std::{fmt, str::FromStr};
 
@@ -38,10 +39,24 @@ pub enum Fusion {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RetrieverSpec {
     None,
-    Bm25 { analyzer: Option<Analyzer>, k1: Option<f64>, b: Option<f64> },
-    Dense { exact: bool },
-    Hybrid { parts: Vec<RetrieverSpec>, fusion: Fusion },
+    Bm25 {
+        analyzer: Option<Analyzer>,
+        k1: Option<f64>,
+        b: Option<f64>,
+    },
+    Dense {
+        exact: bool,
+    },
+    Hybrid {
+        parts: Vec<RetrieverSpec>,
+        fusion: Fusion,
+    },
+    /// The inner spec's ranking, keeping only rules in force for the query.
+    InForce(Box<RetrieverSpec>),
 }
+
+/// Suffix of the in-force filter.
+const IN_FORCE_SUFFIX: &str = "/in_force";
 
 fn bad(spec: &str, message: impl Into<String>) -> Error {
     Error::Spec { spec: spec.to_string(), message: message.into() }
@@ -96,6 +111,17 @@ impl FromStr for RetrieverSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         let whole = s.trim();
+        if let Some(inner) = whole.strip_suffix(IN_FORCE_SUFFIX) {
+            let inner: RetrieverSpec = inner.parse()?;
+            return match inner {
+                RetrieverSpec::None => Err(bad(whole, "`none` retrieves nothing to filter")),
+                RetrieverSpec::InForce(_) => Err(bad(whole, "/in_force given twice")),
+                inner => Ok(RetrieverSpec::InForce(Box::new(inner))),
+            };
+        }
+        if let Some((_, filter)) = whole.rsplit_once('/') {
+            return Err(bad(whole, format!("unknown filter /{filter} (in_force)")));
+        }
         let Some(rest) = whole.strip_prefix("hybrid:") else { return parse_simple(whole, whole) };
         let (parts_s, fusion_s) = match rest.rsplit_once('@') {
             Some((p, f)) => (p, Some(f)),
@@ -173,6 +199,7 @@ impl fmt::Display for RetrieverSpec {
                     }
                 }
             }
+            RetrieverSpec::InForce(inner) => write!(f, "{inner}{IN_FORCE_SUFFIX}"),
         }
     }
 }
@@ -183,6 +210,7 @@ impl RetrieverSpec {
         match self {
             RetrieverSpec::Dense { .. } => true,
             RetrieverSpec::Hybrid { parts, .. } => parts.iter().any(RetrieverSpec::needs_dense),
+            RetrieverSpec::InForce(inner) => inner.needs_dense(),
             _ => false,
         }
     }
@@ -230,6 +258,8 @@ mod tests {
             "dense",
             "hybrid:bm25:zh_bigram+dense@rrf60",
             "hybrid:bm25+dense@w0.5,1.5",
+            "hybrid:bm25:zh_jieba+dense@rrf60/in_force",
+            "bm25/in_force",
         ] {
             assert_eq!(p(s).to_string(), s);
             assert_eq!(p(&p(s).to_string()), p(s));
@@ -250,6 +280,9 @@ mod tests {
             "hybrid:bm25+dense@foo",
             "hybrid:hybrid:bm25+dense",
             "dense(fast)",
+            "none/in_force",
+            "bm25/in_force/in_force",
+            "bm25/stale",
         ] {
             assert!(s.parse::<RetrieverSpec>().is_err(), "{s} should be rejected");
         }

@@ -1,6 +1,7 @@
 //! `anser retrieve`: retrieval-only results for a task selection, in the official results
 //! format, so `anser eval` scores evidence. Query = query + "\n" + instruction (as the official
-//! sparse baseline); evidence = the retrieved records' identifiers of the kind the scorer
+//! sparse baseline; `--query-text query` drops the instruction, which is the same boilerplate for
+//! every task of a group and so only adds noise terms); evidence = the retrieved records' identifiers of the kind the scorer
 //! expects for the task, in rank order, de-duplicated; answer "".
 
 use std::{
@@ -13,7 +14,7 @@ use std::{
 
 use anser_manifest::{Domain, Manifest, PublicTask, Split, load_public_tasks};
 use anser_retriever::{Engine, Retriever, RetrieverSpec, SpecRetriever, evidence_list};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
 use super::{CliError, CliResult, SelectionArgs, search::retrieval_err};
@@ -50,6 +51,27 @@ pub struct RetrieveArgs {
     /// ONNX Runtime threads for query embeddings (0 = its default).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Text sent to the retriever.
+    #[arg(long, value_enum, default_value_t = QueryText::QueryInstruction)]
+    query_text: QueryText,
+}
+
+/// What a task's retrieval query is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QueryText {
+    /// query + newline + instruction, as the official sparse baseline.
+    QueryInstruction,
+    /// The query alone.
+    Query,
+}
+
+impl QueryText {
+    fn of(self, task: &PublicTask) -> String {
+        match self {
+            QueryText::QueryInstruction => format!("{}\n{}", task.query, task.instruction),
+            QueryText::Query => task.query.clone(),
+        }
+    }
 }
 
 /// k for one task, as the official sparse baseline picks it.
@@ -91,7 +113,7 @@ pub fn run(args: RetrieveArgs) -> CliResult {
     for task in &tasks {
         let start = Instant::now();
         let resolution = manifest.resolve(&task.id, task.group, task.task_type.as_deref())?;
-        let query = format!("{}\n{}", task.query, task.instruction);
+        let query = args.query_text.of(task);
         let bound = retriever.bind(task);
         let hits = bound.search(&query, k_for(task, args.k, args.k_wide)).map_err(retrieval_err)?;
         let evidence = evidence_list(&hits, resolution.evidence);

@@ -168,6 +168,11 @@ fn scripted_agent_answers_every_group_with_gold_evidence_and_perfect_scores() {
     for line in trace.lines() {
         let e: Value = serde_json::from_str(line).expect("trace line");
         assert!(e.get("error").is_none(), "traced error: {e}");
+        if e["event"] == "open_corpus" && e["task_id"].as_str().is_some_and(|id| id.starts_with("finance_")) {
+            // Finance predictive tasks state a cutoff; the trace shows it applied.
+            let predictive = e["task_id"].as_str().is_some_and(|id| id.contains("_predictive_"));
+            assert_eq!(e["detail"]["boundary"]["cutoff"].is_object(), predictive, "cutoff in the trace: {e}");
+        }
         if e["event"] == "tool_call" {
             let tool = e["detail"]["tool"].as_str().expect("tool").to_string();
             traced.entry(e["task_id"].as_str().expect("task id").to_string()).or_default().push(tool);

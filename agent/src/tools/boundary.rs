@@ -15,6 +15,7 @@
 //! | `research date immediately after the FY2023 filing`, `research cutoff at the FY2023 filing`, `At the FY2023 reporting date` | fiscal year ≤ 2023 |
 //! | `can access only …'s financial records through FY2023`, `Using only …'s … data for FY2020-FY2023` | fiscal year ≤ 2023 |
 //! | `Do not … cite FY2024 disclosure as forecast evidence` | fiscal year ≤ 2023 |
+//! | `information available in filings made through the FY2023 10-K` (the generated sample) | fiscal year ≤ 2023 |
 //! | `use only information available by|as of|on or before <date or FY>` | date / fiscal year |
 //! | `截至2024年的年度报告/年报/财报/财务…/资产…/价格…/披露/数据/信息` | fiscal year ≤ 2024 |
 //! | `不使用2025年数据` | fiscal year ≤ 2024 |
@@ -200,6 +201,7 @@ static EN_FY: LazyLock<Vec<(Regex, i32)>> = LazyLock::new(|| {
         (format!(r"(?i)access only .{{0,160}}? through {FY}"), 0),
         (format!(r"(?i)using only .{{0,160}}? for FY\s?\d{{4}}\s?[-–]\s?{FY}"), 0),
         (format!(r"(?i)do not .{{0,80}}?cite {FY} disclosures?"), -1),
+        (format!(r"(?i)information available in filings made through the {FY} (?:filing|10-K|annual report)"), 0),
     ]
     .into_iter()
     .map(|(p, off)| (re(&p), off))
@@ -311,6 +313,7 @@ mod tests {
         assert_eq!(fy("Using only AT&T INC (T)'s structured 10-K data for FY2020-FY2023, trace growth."), Some(2023));
         assert_eq!(fy("Do not infer undisclosed causes or cite FY2024 disclosure as forecast evidence."), Some(2023));
         assert_eq!(fy("Use only information available by FY2021 to answer."), Some(2021));
+        assert_eq!(fy("Use only information available in filings made through the FY2023 10-K."), Some(2023));
         assert_eq!(fy("Compare FY2020-FY2023 revenue and judge FY2024."), None, "a year range is not a cutoff");
     }
 

@@ -1,17 +1,27 @@
 //! `offline`: a deterministic planner that needs no LLM — the baseline row of every ablation
 //! table and the method of `anser demo`.
 //!
-//! It works from the corpus's own dictionaries, never from task templates or ground truth:
+//! It works from the corpus's own dictionaries, never from task templates or ground truth (it
+//! receives `PublicTask`s only; every read goes through the guarded SQL tool, which hides
+//! finance ground-truth rows and records after a stated cutoff):
 //! - legal descriptive (counting): the conditions of the query are matched to the corpus's
-//!   dictionary — Chinese cause-of-action values (`cases.anyou`), feature keys and values
-//!   (`case_features`), years; English matter types and features of `annotation_registry`
-//!   (display names and aliases) — and the qualifying cases are counted with guarded SQL; the
-//!   counted population is the evidence. Conditions it cannot map are left out (recorded in the
-//!   trace), so counts over-approximate rather than guess.
-//! - every other group: retrieval (the configured retriever, the official baseline's depth)
-//!   gives the evidence; the answer is extractive — the first sentence of the best passage for
-//!   text answers, the number of distinct retrieved companies for finance statistics — or empty
-//!   when the contract needs computed structure it cannot derive (legal predictive, FinAuditing).
+//!   dictionary — Chinese cause of action (`cases.anyou`), feature keys scored by weighted
+//!   bigrams of their names and by the words of the decision texts that separate a key's 是 and
+//!   否 cases (so paraphrases map, and "未适用缓刑" takes the 否 side), enum values, numeric
+//!   comparisons, years; English matter types, features and outcomes of `annotation_registry`
+//!   (display names with `…` placeholders filled by allowed values or numbers) — and the
+//!   qualifying cases are counted with SQL; the counted population is the evidence. Conditions
+//!   it cannot map are left out (recorded in the trace), so counts over-approximate.
+//! - legal predictive ([`legal_predictive`]): cohort, X and Y from the same dictionaries; the
+//!   association statistics from the compute tool; the cohort is the evidence.
+//! - finance reports ([`finance`]): SQL look-ups and computations over the structured figures
+//!   (values, changes, trends, options, screens, counts, means, rankings, outlook ranges);
+//!   text-only types get the reports the query names as evidence and a composed answer.
+//! - FinAuditing ([`audit`]): the fact, the DQC rule listing its concept, the rule's logic.
+//! - everything else (and whatever a plan cannot map): retrieval (the configured retriever, the
+//!   official baseline's depth) gives the evidence; the answer is extractive — the first
+//!   sentence of the best passage, the number of distinct retrieved companies for counts — or
+//!   empty when the contract needs structure it cannot derive.
 //!
 //! Its scores on the generated sample are a pipeline health figure, not a claim about the real
 //! benchmark.
@@ -37,6 +47,13 @@ use crate::{
     run::{GenerationStatus, Stage, TaskTrace},
     tools::sql::{GuardedDb, SqlParams},
 };
+
+/// The planner's SQL limits: whole populations and dictionaries are read, so more rows and
+/// time than an LLM's tool call gets; text cells keep the tool's default length (enough for
+/// the decision texts the Chinese matcher contrasts).
+const PLANNER_SQL: SqlParams = SqlParams { time_limit_ms: 30_000, max_rows: 1_000_000, max_cell_chars: 2_000 };
+/// Finance plans also read whole report texts (outlooks, risk lists, learned metric labels).
+const PLANNER_SQL_TEXT: SqlParams = SqlParams { max_cell_chars: 200_000, ..PLANNER_SQL };
 
 /// Longest extractive answer in characters.
 pub const MAX_EXTRACT_CHARS: usize = 300;
@@ -92,7 +109,7 @@ impl Offline {
     /// Cohort and association statistics of a legal predictive task.
     fn relation(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
         let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams::default())?;
+        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
         let Some(plan) = legal_predictive::solve(&db, task)? else {
             trace.record("plan", Stage::Compute, started, 0, json!({"mapped": false}), None);
             return Ok(None);
@@ -118,7 +135,7 @@ impl Offline {
     /// Locate the fact, the governing DQC rule, and apply it.
     fn audit(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
         let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams::default())?;
+        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
         let Some(plan) = audit::solve(&db, &task.query)? else {
             trace.record("plan", Stage::Sql, started, 0, json!({"mapped": false}), None);
             return Ok(None);
@@ -138,7 +155,7 @@ impl Offline {
     /// what the figures cannot, with the plan's evidence kept.
     fn finance(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
         let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams::default())?;
+        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL_TEXT)?;
         let Some(plan) = finance::solve(&db, task)? else {
             trace.record("plan", Stage::Sql, started, 0, json!({"mapped": false}), None);
             return Ok(None);
@@ -172,7 +189,7 @@ impl Offline {
     /// Count the cases matching the dictionary conditions found in the query.
     fn count_cases(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
         let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, SqlParams { max_rows: 100_000, ..SqlParams::default() })?;
+        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
         let (sql, conditions) = match task.group.language {
             Language::Zh => zh_count_sql(&db, &task.query)?,
             Language::En => en_count_sql(&db, &task.query)?,
