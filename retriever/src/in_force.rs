@@ -10,7 +10,8 @@
 //! - **version**: the query names years (`2026年…`); with `Y` the latest of them, a versioned
 //!   rulebook (`…（2025年4月修订）`) is kept only if it is the latest revision of its rulebook
 //!   dated in or before `Y` (rulebooks without a dated revision, e.g. `（现行监管口径）`, are
-//!   always kept). A query without a year keeps every version.
+//!   always kept). A query without a year asks about the rules in force now: only the latest
+//!   revision of each rulebook is kept.
 //! - **board**: the query names a six-digit A-share code. 688/689 → the STAR Market, whose
 //!   rulebooks carry 科创板 in their name; 600/601/603/605 → the Shanghai main board; 000–003,
 //!   300/301 → Shenzhen. An exchange rulebook (its name starts with an exchange) is kept only for
@@ -84,11 +85,6 @@ impl Applicability {
         }
         Applicability { year, board }
     }
-
-    /// Whether the query says anything the filter can use.
-    pub fn is_empty(&self) -> bool {
-        self.year.is_none() && self.board.is_none()
-    }
 }
 
 /// A rulebook name split into its base name and the year of its dated revision.
@@ -129,7 +125,9 @@ impl RuleVersions {
     /// Whether a rule of rulebook `law` applies to a question with `applicability`.
     pub fn applies(&self, law: &str, applicability: &Applicability) -> bool {
         let (base, version) = split_version(law);
-        if let (Some(year), Some(version)) = (applicability.year, version) {
+        if let Some(version) = version {
+            // Without a year the question is about the rules in force now: the latest revision.
+            let year = applicability.year.unwrap_or(u32::MAX);
             let in_force = self.years.get(base).and_then(|ys| ys.iter().rev().find(|&&y| y <= year).copied());
             match in_force {
                 Some(v) if v != version => return false,
@@ -189,7 +187,7 @@ mod tests {
         let a = Applicability::of_query("中微公司（688012）回购");
         assert_eq!(a, Applicability { year: None, board: Some(Board::ShanghaiStar) });
         // A bare number that is neither a year (no 年) nor a six-digit code says nothing.
-        assert!(Applicability::of_query("回答请控制在220字以内，代码 1234567").is_empty());
+        assert_eq!(Applicability::of_query("回答请控制在220字以内，代码 1234567"), Applicability::default());
     }
 
     #[test]
@@ -218,6 +216,9 @@ mod tests {
         assert!(!v.applies(&format!("{MAIN}（2026年4月修订）"), &star));
         let shenzhen = Applicability { year: None, board: Some(Board::Shenzhen) };
         assert!(!v.applies(&format!("{MAIN}（2026年4月修订）"), &shenzhen), "another exchange");
+        // No year: the latest revision only.
         assert!(v.applies(&format!("{MAIN}（2026年4月修订）"), &Applicability::default()));
+        assert!(!v.applies(&format!("{MAIN}（2025年4月修订）"), &Applicability::default()));
+        assert!(v.applies(&format!("{STAR}（2025年4月修订）"), &Applicability::default()));
     }
 }

@@ -226,9 +226,6 @@ impl SpecRetriever {
             }
             RetrieverSpec::InForce(inner) => {
                 let applicability = Applicability::of_query(query);
-                if applicability.is_empty() {
-                    return self.ranked(inner, route, index, query, k);
-                }
                 // Filtering removes hits, so rank deeper than k first.
                 let ranked = self.ranked(inner, route, index, query, self.depth.max(k.saturating_mul(4)))?;
                 let mut versions = None;

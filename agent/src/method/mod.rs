@@ -38,6 +38,11 @@ pub struct Solved {
 }
 
 impl Solved {
+    /// An answered task (status ok) with its evidence and flags.
+    pub fn answered(answer: Value, evidence: Vec<Value>, flags: Vec<String>) -> Solved {
+        Solved { answer, evidence, status: GenerationStatus::Ok, errors: Vec::new(), usage: None, flags }
+    }
+
     /// A result without generation (dry run / retrieval only).
     pub fn evidence_only(evidence: Vec<Value>) -> Solved {
         Solved {

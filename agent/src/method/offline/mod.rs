@@ -122,14 +122,7 @@ impl Offline {
             json!({"plan": plan.plan, "sql": plan.sql, "cohort": plan.evidence.len(), "boundary": db.boundary()}),
             None,
         );
-        Ok(Some(Solved {
-            answer: plan.answer,
-            evidence: plan.evidence,
-            status: GenerationStatus::Ok,
-            errors: Vec::new(),
-            usage: None,
-            flags: Vec::new(),
-        }))
+        Ok(Some(Solved::answered(plan.answer, plan.evidence, Vec::new())))
     }
 
     /// Locate the fact, the governing DQC rule, and apply it.
@@ -141,14 +134,7 @@ impl Offline {
             return Ok(None);
         };
         trace.record("tool_call", Stage::Sql, started, 0, json!({"plan": plan.plan}), None);
-        Ok(Some(Solved {
-            answer: plan.answer,
-            evidence: plan.evidence,
-            status: GenerationStatus::Ok,
-            errors: Vec::new(),
-            usage: None,
-            flags: Vec::new(),
-        }))
+        Ok(Some(Solved::answered(plan.answer, plan.evidence, Vec::new())))
     }
 
     /// SQL look-ups and computations over the finance figures; the extractive fallback answers
@@ -169,14 +155,9 @@ impl Offline {
             None,
         );
         match plan.answer {
-            Some(answer) if !answer.is_empty() => Ok(Some(Solved {
-                answer: Value::String(answer),
-                evidence: plan.evidence,
-                status: GenerationStatus::Ok,
-                errors: Vec::new(),
-                usage: None,
-                flags: Vec::new(),
-            })),
+            Some(answer) if !answer.is_empty() => {
+                Ok(Some(Solved::answered(Value::String(answer), plan.evidence, Vec::new())))
+            }
             _ if plan.evidence.is_empty() => Ok(None),
             _ => {
                 let mut solved = self.retrieve_and_extract(task, trace);
@@ -215,14 +196,7 @@ impl Offline {
         if result.truncated {
             flags.push("population_truncated".to_string());
         }
-        Ok(Some(Solved {
-            answer: Value::String(ids.len().to_string()),
-            evidence,
-            status: GenerationStatus::Ok,
-            errors: Vec::new(),
-            usage: None,
-            flags,
-        }))
+        Ok(Some(Solved::answered(Value::String(ids.len().to_string()), evidence, flags)))
     }
 
     fn retrieve_and_extract(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
@@ -251,14 +225,7 @@ impl Offline {
             AnswerContract::Relation | AnswerContract::RuleValue => None,
         };
         match answer {
-            Some(a) if !a.is_empty() => Solved {
-                answer: Value::String(a),
-                evidence,
-                status: GenerationStatus::Ok,
-                errors: Vec::new(),
-                usage: None,
-                flags: vec!["extractive_answer".into()],
-            },
+            Some(a) if !a.is_empty() => Solved::answered(Value::String(a), evidence, vec!["extractive_answer".into()]),
             _ => Solved {
                 answer: Value::String(String::new()),
                 evidence,
