@@ -12,8 +12,9 @@
 //!
 //! overhead = task latency (the `task_end` event) − Σ latency of its `llm_call` events.
 //!
-//! Prints n, mean, p50, p95 and max of the overhead (and the same for the LLM share for
-//! context), and exits non-zero when p95 ≥ 50 ms (the target of the agent issue) or when a task
+//! Prints n, mean, p50, p95 and max of the overhead (and of the LLM share for context), the
+//! overhead split by step (each tool, corpus opening, the loop outside tools) and by group, and
+//! exits non-zero when p95 ≥ 50 ms (the target of the agent issue) or when a task
 //! did not end with a validated answer.
 //!
 //! Run: `cargo bench -p anser-agent --bench overhead`.
@@ -61,19 +62,39 @@ fn print_stats(name: &str, values: &mut [f64]) -> f64 {
     p95
 }
 
-/// Per task: (task latency, Σ LLM call latency, group) in milliseconds, from a trace file.
-fn task_times(trace: &Path) -> BTreeMap<String, (f64, f64, String)> {
+/// One task's times in milliseconds, from its trace events.
+#[derive(Debug, Default)]
+struct TaskTimes {
+    group: String,
+    /// The `task_end` latency.
+    task: f64,
+    /// Σ `llm_call` latency.
+    llm: f64,
+    /// Σ latency of the other timed events by tool (or event) name and stage.
+    steps: BTreeMap<String, f64>,
+}
+
+/// Per task times, from a trace file.
+fn task_times(trace: &Path) -> BTreeMap<String, TaskTimes> {
     let text = fs_err::read_to_string(trace).expect("trace readable");
-    let mut out: BTreeMap<String, (f64, f64, String)> = BTreeMap::new();
+    let mut out: BTreeMap<String, TaskTimes> = BTreeMap::new();
     for line in text.lines() {
         let e: Value = serde_json::from_str(line).expect("trace line is JSON");
         let id = e["task_id"].as_str().expect("task id").to_string();
-        let slot = out.entry(id).or_insert((f64::NAN, 0.0, String::new()));
+        let slot = out.entry(id).or_insert_with(|| TaskTimes { task: f64::NAN, ..TaskTimes::default() });
+        let ms = e["seconds"].as_f64().expect("event seconds") * 1000.0;
         match e["event"].as_str() {
-            Some("task_start") => slot.2 = e["detail"]["group"].as_str().unwrap_or_default().to_string(),
-            Some("task_end") => slot.0 = e["detail"]["latency"].as_f64().expect("task latency") * 1000.0,
-            Some("llm_call") => slot.1 += e["seconds"].as_f64().expect("llm seconds") * 1000.0,
-            _ => {}
+            Some("task_start") => slot.group = e["detail"]["group"].as_str().unwrap_or_default().to_string(),
+            Some("task_end") => slot.task = e["detail"]["latency"].as_f64().expect("task latency") * 1000.0,
+            Some("llm_call") => slot.llm += ms,
+            Some("tool_call") => {
+                let tool = e["detail"]["tool"].as_str().unwrap_or("unknown");
+                *slot.steps.entry(format!("{tool} ({})", e["stage"].as_str().unwrap_or("?"))).or_default() += ms;
+            }
+            Some(other) => {
+                *slot.steps.entry(format!("{other} ({})", e["stage"].as_str().unwrap_or("?"))).or_default() += ms
+            }
+            None => {}
         }
     }
     out
@@ -131,14 +152,25 @@ fn main() -> ExitCode {
 
     let times = task_times(&summary.run_dir.join(TRACE_FILE));
     assert_eq!(times.len(), bench.tasks().len(), "every task is traced");
-    let mut overhead: Vec<f64> = times.values().map(|(task, llm, _)| task - llm).collect();
-    let mut llm: Vec<f64> = times.values().map(|(_, llm, _)| *llm).collect();
+    let mut overhead: Vec<f64> = times.values().map(|t| t.task - t.llm).collect();
+    let mut llm: Vec<f64> = times.values().map(|t| t.llm).collect();
     let mut by_group: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for (task, l, group) in times.values() {
-        by_group.entry(group.as_str()).or_default().push(task - l);
+    let step_names: std::collections::BTreeSet<&String> = times.values().flat_map(|t| t.steps.keys()).collect();
+    let mut by_step: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for t in times.values() {
+        by_group.entry(t.group.as_str()).or_default().push(t.task - t.llm);
+        for name in &step_names {
+            by_step.entry(format!("  {name}")).or_default().push(t.steps.get(*name).copied().unwrap_or(0.0));
+        }
+        let traced: f64 = t.steps.values().sum();
+        by_step.entry("  loop (outside tools)".into()).or_default().push(t.task - t.llm - traced);
     }
     println!("per task (ms):");
     let p95 = summary_line(&mut overhead, &mut llm);
+    println!("non-LLM time by step (ms per task, 0 where a task has no such step):");
+    for (step, values) in &mut by_step {
+        print_stats(step, values);
+    }
     println!("non-LLM time by group (ms):");
     for (group, values) in &mut by_group {
         print_stats(group, values);

@@ -99,7 +99,13 @@ pub struct AgentMethod {
     corpus_root: PathBuf,
     searcher: Option<Arc<dyn Searcher>>,
     params: AgentParams,
+    /// `schema` tool messages per (route, boundary): the report reads every table's sample values,
+    /// which is most of the agent's non-LLM time, and it is the same for every task that sees the
+    /// same rows.
+    schema_cache: SchemaCache,
 }
+
+type SchemaCache = std::sync::Mutex<std::collections::HashMap<String, String>>;
 
 impl AgentMethod {
     pub fn new(
@@ -109,7 +115,7 @@ impl AgentMethod {
         params: AgentParams,
     ) -> Result<AgentMethod> {
         params.validate()?;
-        Ok(AgentMethod { client, corpus_root, searcher, params })
+        Ok(AgentMethod { client, corpus_root, searcher, params, schema_cache: SchemaCache::default() })
     }
 }
 
@@ -199,6 +205,7 @@ struct TaskState<'a> {
     params: &'a AgentParams,
     /// Evidence seen through search/open, in order (used when a forced answer names none).
     seen_evidence: Vec<Value>,
+    schema_cache: &'a SchemaCache,
 }
 
 /// What executing one tool call produced.
@@ -301,8 +308,16 @@ impl TaskState<'_> {
     }
 
     fn schema(&self) -> Result<ToolOutcome> {
-        let report = self.db()?.schema(3)?;
-        Ok(ToolOutcome::Message(self.shown(serde_json::to_value(report).map_err(|e| Error::Internal(e.to_string()))?)))
+        let db = self.db()?;
+        let key = format!("{}|{:?}", db.route(), db.boundary());
+        let cached = self.schema_cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key).cloned();
+        if let Some(message) = cached {
+            return Ok(ToolOutcome::Message(message));
+        }
+        let report = db.schema(3)?;
+        let message = self.shown(serde_json::to_value(report).map_err(|e| Error::Internal(e.to_string()))?);
+        self.schema_cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, message.clone());
+        Ok(ToolOutcome::Message(message))
     }
 
     fn sql(&mut self, args: &Value) -> Result<ToolOutcome> {
@@ -432,6 +447,7 @@ impl AgentMethod {
             results: Vec::new(),
             params: &self.params,
             seen_evidence: Vec::new(),
+            schema_cache: &self.schema_cache,
         };
         let tool_defs = tools(has_sql, has_search);
         let mut messages = vec![

@@ -112,3 +112,30 @@ fn generator_statistics_agree_with_the_fisher_convention() {
         assert_eq!(round6(p), round6(theirs.p_value), "{t:?}");
     }
 }
+
+#[test]
+fn legal_zh_registry_lists_each_keys_most_frequent_values() {
+    let (_dir, summary) = sample();
+    let path = summary.corpus_dir().join(&Manifest::get().route(Route::LegalZhCases).file);
+    let db = GuardedDb::open(&path, Route::LegalZhCases, None, SqlParams::default()).expect("opens");
+    let registry = db.schema(0).expect("schema").feature_registry.expect("registry");
+    assert!(registry.entries.len() > 10);
+    let raw = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("raw");
+    for entry in &registry.entries {
+        // Independently: one GROUP BY per key, the 8 (TOP_FEATURE_VALUES) most frequent first,
+        // ties by value (the sample's values are short, so none is shortened in the report).
+        let mut stmt = raw
+            .prepare(
+                "SELECT feature_value, count(*) FROM case_features WHERE feature_key = ?1 \
+                 GROUP BY feature_value ORDER BY count(*) DESC, feature_value LIMIT 8",
+            )
+            .expect("prepare");
+        let want: Vec<(String, u64)> = stmt
+            .query_map([&entry.key], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?)))
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .map(|(v, n)| (v.unwrap_or_else(|| "NULL".into()), n as u64))
+            .collect();
+        assert_eq!(entry.top_values, want, "{}", entry.key);
+    }
+}

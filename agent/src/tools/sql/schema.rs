@@ -173,26 +173,33 @@ fn registry(db: &GuardedDb) -> Result<Option<FeatureRegistry>> {
                  GROUP BY feature_key ORDER BY count(*) DESC, feature_key",
                 limit,
             )?;
+            let keys: Vec<String> = res.rows.iter().map(|r| r.first().and_then(text).unwrap_or_default()).collect();
+            // The top values of every listed key in one scan of case_features (the table has no
+            // index on feature_key, so a query per key scanned it once per key: ~45 scans and
+            // most of the schema tool's time on the sample).
+            let listed: Vec<String> = keys.iter().map(|k| format!("'{}'", k.replace('\'', "''"))).collect();
+            let sql = format!(
+                "SELECT feature_key, feature_value, n FROM (SELECT feature_key, feature_value, count(*) AS n, \
+                 row_number() OVER (PARTITION BY feature_key ORDER BY count(*) DESC, feature_value) AS rk \
+                 FROM case_features WHERE feature_key IN ({}) GROUP BY feature_key, feature_value) \
+                 WHERE rk <= {TOP_FEATURE_VALUES} ORDER BY feature_key, rk",
+                listed.join(",")
+            );
+            let mut top: std::collections::HashMap<String, Vec<(String, u64)>> = std::collections::HashMap::new();
+            if !keys.is_empty() {
+                for v in db.query_with(&sql, keys.len() * TOP_FEATURE_VALUES)?.rows {
+                    let value = v
+                        .get(1)
+                        .and_then(text)
+                        .map(|s| shorten(Value::String(s)).as_str().map(String::from).unwrap_or_default());
+                    top.entry(v.first().and_then(text).unwrap_or_default())
+                        .or_default()
+                        .push((value.unwrap_or_else(|| "NULL".into()), v.get(2).and_then(Value::as_u64).unwrap_or(0)));
+                }
+            }
             let mut entries = Vec::new();
-            for r in &res.rows {
-                let key = r.first().and_then(text).unwrap_or_default();
-                let sql = format!(
-                    "SELECT feature_value, count(*) FROM case_features WHERE feature_key = '{}' \
-                     GROUP BY feature_value ORDER BY count(*) DESC, feature_value LIMIT {TOP_FEATURE_VALUES}",
-                    key.replace('\'', "''")
-                );
-                let top_values = db
-                    .query_with(&sql, TOP_FEATURE_VALUES)?
-                    .rows
-                    .iter()
-                    .map(|v| {
-                        let value = v
-                            .first()
-                            .and_then(text)
-                            .map(|s| shorten(Value::String(s)).as_str().map(String::from).unwrap_or_default());
-                        (value.unwrap_or_else(|| "NULL".into()), v.get(1).and_then(Value::as_u64).unwrap_or(0))
-                    })
-                    .collect();
+            for (r, key) in res.rows.iter().zip(keys) {
+                let top_values = top.remove(&key).unwrap_or_default();
                 entries.push(RegistryEntry {
                     key,
                     kind: None,
