@@ -301,7 +301,10 @@ fn searcher(args: &RunArgs, spec: &str, tasks: &[anser_manifest::PublicTask]) ->
             ))
         })?;
     }
-    Ok(Arc::new(RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))))
+    Ok(Arc::new(
+        RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))
+            .with_boundaries(args.corpus_root.clone()),
+    ))
 }
 
 fn routes_of(tasks: &[anser_manifest::PublicTask]) -> Vec<anser_manifest::Route> {

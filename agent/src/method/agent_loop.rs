@@ -208,6 +208,28 @@ struct TaskState<'a> {
     schema_cache: &'a SchemaCache,
 }
 
+/// A tool message of at most about `limit` bytes that is always valid JSON: a message over the
+/// limit is sent as `{"ok", "truncated": true, "total_chars", "partial_json": <its first bytes>}`
+/// so the model can tell it was cut (a bare cut would leave it unparseable).
+fn shown(v: Value, limit: usize) -> String {
+    let s = v.to_string();
+    if s.len() <= limit {
+        return s;
+    }
+    let mut cut = limit.saturating_sub(160);
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    json!({
+        "ok": v.get("ok").and_then(Value::as_bool).unwrap_or(true),
+        "truncated": true,
+        "total_chars": s.len(),
+        "note": "message cut to fit; narrow the query (fewer columns/rows) to see all of it",
+        "partial_json": &s[..cut],
+    })
+    .to_string()
+}
+
 /// What executing one tool call produced.
 enum ToolOutcome {
     Message(String),
@@ -216,16 +238,7 @@ enum ToolOutcome {
 
 impl TaskState<'_> {
     fn shown(&self, v: Value) -> String {
-        let mut s = v.to_string();
-        if s.len() > self.params.tool_message_chars {
-            let mut cut = self.params.tool_message_chars;
-            while !s.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            s.truncate(cut);
-            s.push_str("…(truncated)");
-        }
-        s
+        shown(v, self.params.tool_message_chars)
     }
 
     fn result_ref(&self, name: &str) -> Result<&SqlResult> {
@@ -314,8 +327,11 @@ impl TaskState<'_> {
         if let Some(message) = cached {
             return Ok(ToolOutcome::Message(message));
         }
-        let report = db.schema(3)?;
-        let message = self.shown(serde_json::to_value(report).map_err(|e| Error::Internal(e.to_string()))?);
+        let mut report = serde_json::to_value(db.schema(3)?).map_err(|e| Error::Internal(e.to_string()))?;
+        if let Value::Object(m) = &mut report {
+            m.insert("ok".into(), Value::Bool(true));
+        }
+        let message = self.shown(report);
         self.schema_cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, message.clone());
         Ok(ToolOutcome::Message(message))
     }
@@ -359,7 +375,13 @@ impl TaskState<'_> {
                 self.seen_evidence.push(h.evidence);
             }
         }
-        Ok(ToolOutcome::Message(self.shown(json!({"ok": true, "hits": shown}))))
+        let mut message = json!({"ok": true, "hits": shown});
+        if crate::tools::boundary::dated_field(self.task.route).is_some()
+            && let Some(b) = crate::tools::boundary::Boundary::from_task(self.task)?
+        {
+            message["boundary"] = serde_json::to_value(&b.cutoff).unwrap_or(Value::Null);
+        }
+        Ok(ToolOutcome::Message(self.shown(message)))
     }
 
     fn open(&self, args: &Value) -> Result<ToolOutcome> {
@@ -609,5 +631,27 @@ impl Solver for AgentMethod {
 
     fn solve<'a>(&'a self, task: &'a PublicTask, trace: &'a mut TaskTrace) -> BoxFuture<'a, Solved> {
         self.solve_task(task, trace).boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::shown;
+
+    #[test]
+    fn long_tool_messages_stay_valid_json() {
+        let small = json!({"ok": true, "rows": [[1, "a"]]});
+        assert_eq!(shown(small.clone(), 1_000), small.to_string());
+        let rows: Vec<Value> = (0..500).map(|i| json!([i, "案件编号很长的一行"])).collect();
+        let big = json!({"ok": true, "rows": rows});
+        let text = shown(big.clone(), 1_000);
+        let parsed: Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(parsed["truncated"], true);
+        assert_eq!(parsed["ok"], true);
+        assert_eq!(parsed["total_chars"], big.to_string().len());
+        let partial = parsed["partial_json"].as_str().expect("partial");
+        assert!(big.to_string().starts_with(partial) && partial.len() <= 840, "{}", partial.len());
     }
 }

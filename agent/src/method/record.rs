@@ -1,13 +1,19 @@
 //! The `open` tool: the whole record behind an evidence id of the task's route, read from the
 //! corpus itself (SQLite through the guarded connection, so hidden rows stay hidden; JSONL by a
-//! scan of the file).
+//! scan of the file, refusing a dated record outside the task's information boundary).
 
 use std::{io::BufRead, path::Path};
 
 use anser_manifest::{CorpusFormat, Manifest, PublicTask};
 use serde_json::{Map, Value};
 
-use crate::{Error, Result, tools::sql::GuardedDb};
+use crate::{
+    Error, Result,
+    tools::{
+        boundary::{Boundary, date_text, dated_field},
+        sql::GuardedDb,
+    },
+};
 
 /// Most records returned for one id (several rows can share a report or case id).
 pub const MAX_OPENED_ROWS: usize = 5;
@@ -71,6 +77,15 @@ pub fn open_record(corpus_root: &Path, task: &PublicTask, db: Option<&GuardedDb>
                     None => record.get(id_column).and_then(id_text).as_deref() == Some(id),
                 };
                 if this {
+                    if let (Some(boundary), Some(field)) = (Boundary::from_task(task)?, dated_field(task.route)) {
+                        let date = record.get(field).and_then(date_text).unwrap_or_default();
+                        if !boundary.cutoff.admits(&date) {
+                            return Err(Error::Param(format!(
+                                "record {id} ({field} {date:?}) lies outside the task's information boundary {}",
+                                serde_json::to_string(&boundary.cutoff).unwrap_or_default()
+                            )));
+                        }
+                    }
                     return Ok(Some(Value::Object(record)));
                 }
             }

@@ -1,9 +1,19 @@
 //! The retrieval interface the methods use, and its implementation over the retriever crate.
 //! A [`Searcher`] is always asked with the task, so it can only ever search that task's route,
-//! and it answers with evidence items already in the scorer's identifier kind.
+//! and it answers with evidence items already in the scorer's identifier kind. With the corpus
+//! root known ([`RetrieverSearcher::with_boundaries`]), hits of dated JSONL records (science
+//! articles) outside the task's information boundary are dropped, as the SQL views hide such
+//! rows of SQLite routes.
+
+use std::{
+    collections::HashMap,
+    io::BufRead,
+    path::PathBuf,
+    sync::{Arc, Mutex},
+};
 
 use anser_indexer::evidence::evidence_item;
-use anser_manifest::{Manifest, PublicTask};
+use anser_manifest::{Manifest, PublicTask, Route};
 use anser_retriever::{Retriever, SpecRetriever};
 use serde::Serialize;
 use serde_json::Value;
@@ -36,15 +46,56 @@ pub fn evidence_of(hits: &[SearchHit]) -> Vec<Value> {
     hits.iter().filter(|h| seen.insert(h.evidence.to_string())).map(|h| h.evidence.clone()).collect()
 }
 
+use crate::tools::boundary::{Boundary, date_text, dated_field};
+
+/// Record id → date text of a dated JSONL route.
+type RecordDates = Arc<HashMap<String, String>>;
+
 /// [`Searcher`] over a [`SpecRetriever`] (per-route indexes of the indexer).
 #[derive(Debug)]
 pub struct RetrieverSearcher {
     inner: SpecRetriever,
+    corpus_root: Option<PathBuf>,
+    dates: Mutex<HashMap<Route, RecordDates>>,
 }
 
 impl RetrieverSearcher {
     pub fn new(inner: SpecRetriever) -> RetrieverSearcher {
-        RetrieverSearcher { inner }
+        RetrieverSearcher { inner, corpus_root: None, dates: Mutex::new(HashMap::new()) }
+    }
+
+    /// Enforce information boundaries on dated JSONL routes, reading record dates from the
+    /// corpus under `corpus_root` (once per route).
+    pub fn with_boundaries(mut self, corpus_root: PathBuf) -> RetrieverSearcher {
+        self.corpus_root = Some(corpus_root);
+        self
+    }
+
+    /// The boundary to enforce on `task`'s hits and the dates of its route's records.
+    fn boundary(&self, task: &PublicTask) -> Result<Option<(Boundary, RecordDates)>, String> {
+        let (Some(root), Some(field)) = (&self.corpus_root, dated_field(task.route)) else { return Ok(None) };
+        let Some(boundary) = Boundary::from_task(task).map_err(|e| e.to_string())? else { return Ok(None) };
+        let mut cache = self.dates.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(d) = cache.get(&task.route) {
+            return Ok(Some((boundary, d.clone())));
+        }
+        let spec = Manifest::get().route(task.route);
+        let id_column = spec.units.first().map_or("id", |u| u.id_column.as_str());
+        let path = root.join(&spec.file);
+        let file = fs_err::File::open(&path).map_err(|e| e.to_string())?;
+        let mut dates = HashMap::new();
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+            let Ok(Value::Object(record)) = serde_json::from_str::<Value>(&line) else { continue };
+            if let (Some(id), Some(date)) =
+                (record.get(id_column).and_then(date_text), record.get(field).and_then(date_text))
+            {
+                dates.insert(id, date);
+            }
+        }
+        let dates = Arc::new(dates);
+        cache.insert(task.route, dates.clone());
+        Ok(Some((boundary, dates)))
     }
 }
 
@@ -58,6 +109,11 @@ impl Searcher for RetrieverSearcher {
             .resolve(&task.id, task.group, task.task_type.as_deref())
             .map_err(|e| e.to_string())?
             .evidence;
+        let boundary = self.boundary(task)?;
+        let admitted = |record_id: &str| match &boundary {
+            Some((b, dates)) => dates.get(record_id).is_some_and(|d| b.cutoff.admits(d)),
+            None => true,
+        };
         let retriever = self.inner.bind(task);
         // A route can hold units of other kinds (the audit corpus: DQC rules beside the filing
         // facts the scorer expects); when they fill the top k, search deeper so that the k
@@ -68,6 +124,7 @@ impl Searcher for RetrieverSearcher {
             let exhausted = raw.len() < depth;
             let mut hits: Vec<SearchHit> = raw
                 .into_iter()
+                .filter(|h| admitted(&h.record_id))
                 .filter_map(|h| {
                     let id = h.evidence.get(&kind.name)?;
                     Some(SearchHit {

@@ -134,6 +134,24 @@ pub fn dated_table(route: Route) -> Option<DatedTable> {
     }
 }
 
+/// The field holding the date of a JSONL route's records, if they are dated. (SQLite routes
+/// are dated through [`dated_table`].)
+pub fn dated_field(route: Route) -> Option<&'static str> {
+    match route {
+        Route::ScienceArticles => Some("year"),
+        _ => None,
+    }
+}
+
+/// The date text of a record field (`2019`, `"2019-05-12"`), for [`Cutoff::admits`].
+pub fn date_text(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 impl Boundary {
     /// The boundary a task states, if any. Only predictive tasks and science tasks are read.
     pub fn from_task(task: &PublicTask) -> Result<Option<Boundary>> {

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use anser_agent::tools::{
     answer::{AnswerSpec, answer_spec, check_existence, shape_evidence, validate_answer},
-    boundary::Boundary,
+    boundary::{self, Boundary},
     compute::stats::{BinaryAssociation, Convention, SplitMix64, TwoByTwo, round6},
     sql::{GuardedDb, SqlParams},
 };
@@ -138,4 +138,56 @@ fn legal_zh_registry_lists_each_keys_most_frequent_values() {
             .collect();
         assert_eq!(entry.top_values, want, "{}", entry.key);
     }
+}
+
+/// Science tasks state a publication window; articles outside it are neither searchable nor
+/// openable (the JSONL counterpart of the SQL views that hide rows after a cutoff).
+#[test]
+fn science_boundaries_hold_for_search_and_open() {
+    use std::{collections::HashMap, sync::Arc};
+
+    use anser_agent::method::{RetrieverSearcher, Searcher, record::open_record};
+    use anser_retriever::{Engine, SpecRetriever};
+
+    let (dir, _) = sample();
+    let root = dir.path().join("sample");
+    let corpus = root.join("corpus");
+    let bench = Benchmark::load(&root.join("query")).expect("sample tasks");
+    let years: HashMap<String, String> = std::fs::read_to_string(corpus.join("science/articles.jsonl"))
+        .expect("articles")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|r| Some((boundary::date_text(&r["ID"])?, boundary::date_text(&r["year"])?)))
+        .collect();
+    let index_dir = dir.path().join("science-index");
+    anser_indexer::build_route(&index_dir, &corpus, Route::ScienceArticles, &Default::default(), None)
+        .expect("science index");
+    let engine = Arc::new(Engine::new(&index_dir, Some(&corpus)));
+    let spec = || "bm25".parse().expect("spec");
+    let bounded = RetrieverSearcher::new(SpecRetriever::new(engine.clone(), spec())).with_boundaries(corpus.clone());
+    let unbounded = RetrieverSearcher::new(SpecRetriever::new(engine, spec()));
+
+    let mut checked = 0;
+    let mut outside_without_filter = 0;
+    for task in bench.tasks().iter().filter(|t| t.route == Route::ScienceArticles) {
+        let Some(boundary) = Boundary::from_task(task).expect("boundary parses") else { continue };
+        let admitted = |id: &str| years.get(id).is_some_and(|y| boundary.cutoff.admits(y));
+        for hit in bounded.search(task, &task.query, 20).expect("search") {
+            let id = hit.unit.split(':').next().unwrap_or_default().to_string();
+            assert!(admitted(&id), "{}: hit {id} (year {:?}) outside {:?}", task.id, years.get(&id), boundary.cutoff);
+            checked += 1;
+        }
+        for hit in unbounded.search(task, &task.query, 20).expect("search") {
+            let id = hit.unit.split(':').next().unwrap_or_default().to_string();
+            if !admitted(&id) {
+                outside_without_filter += 1;
+                let err = open_record(&corpus, task, None, &id).expect_err("outside the boundary");
+                assert!(err.to_string().contains("information boundary"), "{err}");
+            } else {
+                assert!(open_record(&corpus, task, None, &id).expect("open").is_some(), "{id}");
+            }
+        }
+    }
+    assert!(checked > 0, "bounded searches returned hits");
+    assert!(outside_without_filter > 0, "the sample holds out-of-window articles the filter must drop");
 }
