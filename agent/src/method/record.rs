@@ -1,8 +1,14 @@
 //! The `open` tool: the whole record behind an evidence id of the task's route, read from the
-//! corpus itself (SQLite through the guarded connection, so hidden rows stay hidden; JSONL by a
-//! scan of the file, refusing a dated record outside the task's information boundary).
+//! corpus itself (SQLite through the guarded connection, so hidden rows stay hidden; JSONL through
+//! an id → byte-offset table built by one scan of the file per process, refusing a dated record
+//! outside the task's information boundary).
 
-use std::{io::BufRead, path::Path};
+use std::{
+    collections::HashMap,
+    io::{BufRead, Seek, SeekFrom},
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, OnceLock},
+};
 
 use anser_manifest::{CorpusFormat, Manifest, PublicTask};
 use serde_json::{Map, Value};
@@ -65,31 +71,61 @@ pub fn open_record(corpus_root: &Path, task: &PublicTask, db: Option<&GuardedDb>
         (CorpusFormat::Jsonl, _) => {
             let path = corpus_root.join(&spec.file);
             let id_column = spec.units.first().map(|u| u.id_column.as_str()).unwrap_or("id");
-            let file = fs_err::File::open(&path)?;
-            for line in std::io::BufReader::new(file).lines() {
-                let line = line?;
-                let Ok(Value::Object(record)) = serde_json::from_str::<Value>(&line) else { continue };
-                let this = match id.split_once('\u{1f}') {
-                    Some((law, item)) => {
-                        record.get("law_name").and_then(Value::as_str) == Some(law)
-                            && record.get("item").and_then(Value::as_str) == Some(item)
-                    }
-                    None => record.get(id_column).and_then(id_text).as_deref() == Some(id),
-                };
-                if this {
-                    if let (Some(boundary), Some(field)) = (Boundary::from_task(task)?, dated_field(task.route)) {
-                        let date = record.get(field).and_then(date_text).unwrap_or_default();
-                        if !boundary.cutoff.admits(&date) {
-                            return Err(Error::Param(format!(
-                                "record {id} ({field} {date:?}) lies outside the task's information boundary {}",
-                                serde_json::to_string(&boundary.cutoff).unwrap_or_default()
-                            )));
-                        }
-                    }
-                    return Ok(Some(Value::Object(record)));
+            let Some(&offset) = jsonl_offsets(&path, id_column)?.get(id) else { return Ok(None) };
+            let mut file = fs_err::File::open(&path)?;
+            file.seek(SeekFrom::Start(offset))?;
+            let mut line = String::new();
+            std::io::BufReader::new(file).read_line(&mut line)?;
+            let Ok(Value::Object(record)) = serde_json::from_str::<Value>(&line) else {
+                return Err(Error::Internal(format!(
+                    "{}: record {id} moved; the file changed during the run",
+                    path.display()
+                )));
+            };
+            if let (Some(boundary), Some(field)) = (Boundary::from_task(task)?, dated_field(task.route)) {
+                let date = record.get(field).and_then(date_text).unwrap_or_default();
+                if !boundary.cutoff.admits(&date) {
+                    return Err(Error::Param(format!(
+                        "record {id} ({field} {date:?}) lies outside the task's information boundary {}",
+                        serde_json::to_string(&boundary.cutoff).unwrap_or_default()
+                    )));
                 }
             }
-            Ok(None)
+            Ok(Some(Value::Object(record)))
         }
     }
+}
+
+/// Id text (and `law\u{1f}item` for rules) → byte offset of the record's line in a JSONL corpus
+/// file; built by one scan per file and process (corpus files are read-only during a run).
+fn jsonl_offsets(path: &Path, id_column: &str) -> Result<Arc<HashMap<String, u64>>> {
+    type Offsets = Mutex<HashMap<PathBuf, Arc<HashMap<String, u64>>>>;
+    static CACHE: OnceLock<Offsets> = OnceLock::new();
+    let cache = CACHE.get_or_init(Offsets::default);
+    if let Some(o) = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(path) {
+        return Ok(o.clone());
+    }
+    let mut reader = std::io::BufReader::new(fs_err::File::open(path)?);
+    let mut offsets = HashMap::new();
+    let (mut offset, mut line) = (0u64, String::new());
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line)?;
+        if read == 0 {
+            break;
+        }
+        if let Ok(Value::Object(record)) = serde_json::from_str::<Value>(&line) {
+            let law = record.get("law_name").and_then(Value::as_str);
+            if let (Some(law), Some(item)) = (law, record.get("item").and_then(Value::as_str)) {
+                offsets.entry(format!("{law}\u{1f}{item}")).or_insert(offset);
+            }
+            if let Some(id) = record.get(id_column).and_then(id_text) {
+                offsets.entry(id).or_insert(offset);
+            }
+        }
+        offset += read as u64;
+    }
+    let offsets = Arc::new(offsets);
+    cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(path.to_path_buf(), offsets.clone());
+    Ok(offsets)
 }
