@@ -5,23 +5,9 @@
 //! may change between releases. Reference: Blackman & Vigna, "Scrambled linear pseudorandom
 //! number generators" (2018); the test vectors below come from their reference C code.
 
-/// SplitMix64: expands one 64-bit seed into the xoshiro state.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+/// SplitMix64 (expands one 64-bit seed into the xoshiro state) is the agent's statistics
+/// generator, the same published algorithm.
+pub use anser_agent::tools::compute::stats::SplitMix64;
 
 /// xoshiro256**.
 #[derive(Debug, Clone)]

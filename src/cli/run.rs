@@ -177,12 +177,7 @@ pub fn run_command(args: RunArgs) -> CliResult {
     let (solver, method_inputs): (Arc<dyn Solver>, Vec<(String, PathBuf)>) = match args.method {
         MethodName::Vanilla => {
             let client = llm_client(&args, &mut settings)?;
-            settings.insert("temperature".into(), json!(args.temperature));
-            settings.insert("max_tokens".into(), json!(args.max_tokens));
-            settings.insert(
-                "prompt_sha256".into(),
-                json!(anser_runstore::sha256_hex(anser_agent::method::prompt::SYSTEM_PROMPT.as_bytes())),
-            );
+            record_system_prompt(&mut settings);
             (Arc::new(Vanilla::new(client, args.max_tokens, args.temperature)), Vec::new())
         }
         MethodName::Agent => {
@@ -195,8 +190,6 @@ pub fn run_command(args: RunArgs) -> CliResult {
                 deadline,
                 ..AgentParams::default()
             };
-            settings.insert("temperature".into(), json!(args.temperature));
-            settings.insert("max_tokens".into(), json!(args.max_tokens));
             settings.insert("max_steps".into(), json!(args.max_steps));
             settings.insert("max_task_tokens".into(), json!(args.max_task_tokens));
             let method = AgentMethod::new(client, args.corpus_root.clone(), searcher, params).map_err(agent_error)?;
@@ -217,12 +210,7 @@ pub fn run_command(args: RunArgs) -> CliResult {
                 (Arc::new(Rag::retrieval_only(args.method.as_str(), searcher)), Vec::new())
             } else {
                 let client = llm_client(&args, &mut settings)?;
-                settings.insert("temperature".into(), json!(args.temperature));
-                settings.insert("max_tokens".into(), json!(args.max_tokens));
-                settings.insert(
-                    "prompt_sha256".into(),
-                    json!(anser_runstore::sha256_hex(anser_agent::method::prompt::SYSTEM_PROMPT.as_bytes())),
-                );
+                record_system_prompt(&mut settings);
                 let rag = Rag::generating(
                     args.method.as_str(),
                     searcher,
@@ -340,7 +328,11 @@ fn corpus_inputs(corpus_root: &std::path::Path, tasks: &[anser_manifest::PublicT
         .collect()
 }
 
+/// The generation client of the run; records the endpoint (without key) and the sampling
+/// settings every generating method shares.
 fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<Client, CliError> {
+    settings.insert("temperature".into(), json!(args.temperature));
+    settings.insert("max_tokens".into(), json!(args.max_tokens));
     let overrides =
         Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
     let endpoint = Settings::load().and_then(|s| s.endpoint(&GENERATION, &overrides)).map_err(CliError::user)?;
@@ -354,6 +346,14 @@ fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<
     let mode = if args.replay { CacheMode::Replay } else { CacheMode::ReadWrite };
     let cache = ResponseCache::open(cache_dir, mode).map_err(CliError::user)?;
     Client::new(endpoint, ClientOptions { retry, cache: Some(cache) }).map_err(CliError::user)
+}
+
+/// Fingerprint of the shared system prompt of the single-call methods (vanilla, RAG).
+fn record_system_prompt(settings: &mut BTreeMap<String, Value>) {
+    settings.insert(
+        "prompt_sha256".into(),
+        json!(anser_runstore::sha256_hex(anser_agent::method::prompt::SYSTEM_PROMPT.as_bytes())),
+    );
 }
 
 fn agent_error(e: anser_agent::Error) -> CliError {

@@ -1,7 +1,8 @@
 //! The `open` tool: the whole record behind an evidence id of the task's route, read from the
 //! corpus itself (SQLite through the guarded connection, so hidden rows stay hidden; JSONL through
-//! an id → byte-offset table built by one scan of the file per process, refusing a dated record
-//! outside the task's information boundary).
+//! a [`JsonlIndex`] built by one scan of the file per process, refusing a dated record outside
+//! the task's information boundary). The same index gives the searcher the record dates it
+//! checks hits against.
 
 use std::{
     collections::HashMap,
@@ -10,7 +11,7 @@ use std::{
     sync::{Arc, Mutex, OnceLock},
 };
 
-use anser_manifest::{CorpusFormat, Manifest, PublicTask};
+use anser_manifest::{CorpusFormat, Manifest, PublicTask, Route};
 use serde_json::{Map, Value};
 
 use crate::{
@@ -70,8 +71,7 @@ pub fn open_record(corpus_root: &Path, task: &PublicTask, db: Option<&GuardedDb>
         (CorpusFormat::Sqlite, None) => Err(Error::NotSqlite(task.route)),
         (CorpusFormat::Jsonl, _) => {
             let path = corpus_root.join(&spec.file);
-            let id_column = spec.units.first().map(|u| u.id_column.as_str()).unwrap_or("id");
-            let Some(&offset) = jsonl_offsets(&path, id_column)?.get(id) else { return Ok(None) };
+            let Some(&offset) = jsonl_index(corpus_root, task.route)?.offsets.get(id) else { return Ok(None) };
             let mut file = fs_err::File::open(&path)?;
             file.seek(SeekFrom::Start(offset))?;
             let mut line = String::new();
@@ -96,17 +96,37 @@ pub fn open_record(corpus_root: &Path, task: &PublicTask, db: Option<&GuardedDb>
     }
 }
 
-/// Id text (and `law\u{1f}item` for rules) → byte offset of the record's line in a JSONL corpus
-/// file; built by one scan per file and process (corpus files are read-only during a run).
-fn jsonl_offsets(path: &Path, id_column: &str) -> Result<Arc<HashMap<String, u64>>> {
-    type Offsets = Mutex<HashMap<PathBuf, Arc<HashMap<String, u64>>>>;
-    static CACHE: OnceLock<Offsets> = OnceLock::new();
-    let cache = CACHE.get_or_init(Offsets::default);
-    if let Some(o) = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(path) {
-        return Ok(o.clone());
+/// What one scan of a JSONL corpus file tells about its records.
+#[derive(Debug, Default)]
+pub struct JsonlIndex {
+    /// Id text (and `law\u{1f}item` for rules) → byte offset of the record's line.
+    offsets: HashMap<String, u64>,
+    /// Id text → date text of the record, for routes whose records are dated.
+    dates: HashMap<String, String>,
+}
+
+impl JsonlIndex {
+    /// The date text of record `id`, when the route is dated and the record has one.
+    pub fn date(&self, id: &str) -> Option<&str> {
+        self.dates.get(id).map(String::as_str)
     }
-    let mut reader = std::io::BufReader::new(fs_err::File::open(path)?);
-    let mut offsets = HashMap::new();
+}
+
+/// The [`JsonlIndex`] of `route`'s JSONL file under `corpus_root`, built by one scan per file
+/// and process (corpus files are read-only during a run).
+pub fn jsonl_index(corpus_root: &Path, route: Route) -> Result<Arc<JsonlIndex>> {
+    type Cache = Mutex<HashMap<PathBuf, Arc<JsonlIndex>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let spec = Manifest::get().route(route);
+    let path = corpus_root.join(&spec.file);
+    let cache = CACHE.get_or_init(Cache::default);
+    if let Some(index) = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&path) {
+        return Ok(index.clone());
+    }
+    let id_column = spec.units.first().map(|u| u.id_column.as_str()).unwrap_or("id");
+    let date_field = dated_field(route);
+    let mut reader = std::io::BufReader::new(fs_err::File::open(&path)?);
+    let mut index = JsonlIndex::default();
     let (mut offset, mut line) = (0u64, String::new());
     loop {
         line.clear();
@@ -117,15 +137,18 @@ fn jsonl_offsets(path: &Path, id_column: &str) -> Result<Arc<HashMap<String, u64
         if let Ok(Value::Object(record)) = serde_json::from_str::<Value>(&line) {
             let law = record.get("law_name").and_then(Value::as_str);
             if let (Some(law), Some(item)) = (law, record.get("item").and_then(Value::as_str)) {
-                offsets.entry(format!("{law}\u{1f}{item}")).or_insert(offset);
+                index.offsets.entry(format!("{law}\u{1f}{item}")).or_insert(offset);
             }
             if let Some(id) = record.get(id_column).and_then(id_text) {
-                offsets.entry(id).or_insert(offset);
+                if let Some(date) = date_field.and_then(|f| record.get(f)).and_then(date_text) {
+                    index.dates.entry(id.clone()).or_insert(date);
+                }
+                index.offsets.entry(id).or_insert(offset);
             }
         }
         offset += read as u64;
     }
-    let offsets = Arc::new(offsets);
-    cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(path.to_path_buf(), offsets.clone());
-    Ok(offsets)
+    let index = Arc::new(index);
+    cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(path, index.clone());
+    Ok(index)
 }

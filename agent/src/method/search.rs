@@ -5,15 +5,10 @@
 //! articles) outside the task's information boundary are dropped, as the SQL views hide such
 //! rows of SQLite routes.
 
-use std::{
-    collections::HashMap,
-    io::BufRead,
-    path::PathBuf,
-    sync::{Arc, Mutex},
-};
+use std::path::PathBuf;
 
 use anser_indexer::evidence::evidence_item;
-use anser_manifest::{Manifest, PublicTask, Route};
+use anser_manifest::{Manifest, PublicTask};
 use anser_retriever::{Retriever, SpecRetriever};
 use serde::Serialize;
 use serde_json::Value;
@@ -46,56 +41,36 @@ pub fn evidence_of(hits: &[SearchHit]) -> Vec<Value> {
     hits.iter().filter(|h| seen.insert(h.evidence.to_string())).map(|h| h.evidence.clone()).collect()
 }
 
-use crate::tools::boundary::{Boundary, date_text, dated_field};
-
-/// Record id → date text of a dated JSONL route.
-type RecordDates = Arc<HashMap<String, String>>;
+use crate::{
+    method::record::{JsonlIndex, jsonl_index},
+    tools::boundary::{Boundary, dated_field},
+};
 
 /// [`Searcher`] over a [`SpecRetriever`] (per-route indexes of the indexer).
 #[derive(Debug)]
 pub struct RetrieverSearcher {
     inner: SpecRetriever,
     corpus_root: Option<PathBuf>,
-    dates: Mutex<HashMap<Route, RecordDates>>,
 }
 
 impl RetrieverSearcher {
     pub fn new(inner: SpecRetriever) -> RetrieverSearcher {
-        RetrieverSearcher { inner, corpus_root: None, dates: Mutex::new(HashMap::new()) }
+        RetrieverSearcher { inner, corpus_root: None }
     }
 
     /// Enforce information boundaries on dated JSONL routes, reading record dates from the
-    /// corpus under `corpus_root` (once per route).
+    /// corpus under `corpus_root` (through the `open` tool's per-file index).
     pub fn with_boundaries(mut self, corpus_root: PathBuf) -> RetrieverSearcher {
         self.corpus_root = Some(corpus_root);
         self
     }
 
-    /// The boundary to enforce on `task`'s hits and the dates of its route's records.
-    fn boundary(&self, task: &PublicTask) -> Result<Option<(Boundary, RecordDates)>, String> {
-        let (Some(root), Some(field)) = (&self.corpus_root, dated_field(task.route)) else { return Ok(None) };
+    /// The boundary to enforce on `task`'s hits and the index holding its records' dates.
+    fn boundary(&self, task: &PublicTask) -> Result<Option<(Boundary, std::sync::Arc<JsonlIndex>)>, String> {
+        let (Some(root), Some(_)) = (&self.corpus_root, dated_field(task.route)) else { return Ok(None) };
         let Some(boundary) = Boundary::from_task(task).map_err(|e| e.to_string())? else { return Ok(None) };
-        let mut cache = self.dates.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(d) = cache.get(&task.route) {
-            return Ok(Some((boundary, d.clone())));
-        }
-        let spec = Manifest::get().route(task.route);
-        let id_column = spec.units.first().map_or("id", |u| u.id_column.as_str());
-        let path = root.join(&spec.file);
-        let file = fs_err::File::open(&path).map_err(|e| e.to_string())?;
-        let mut dates = HashMap::new();
-        for line in std::io::BufReader::new(file).lines() {
-            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
-            let Ok(Value::Object(record)) = serde_json::from_str::<Value>(&line) else { continue };
-            if let (Some(id), Some(date)) =
-                (record.get(id_column).and_then(date_text), record.get(field).and_then(date_text))
-            {
-                dates.insert(id, date);
-            }
-        }
-        let dates = Arc::new(dates);
-        cache.insert(task.route, dates.clone());
-        Ok(Some((boundary, dates)))
+        let index = jsonl_index(root, task.route).map_err(|e| e.to_string())?;
+        Ok(Some((boundary, index)))
     }
 }
 
@@ -111,7 +86,7 @@ impl Searcher for RetrieverSearcher {
             .evidence;
         let boundary = self.boundary(task)?;
         let admitted = |record_id: &str| match &boundary {
-            Some((b, dates)) => dates.get(record_id).is_some_and(|d| b.cutoff.admits(d)),
+            Some((b, index)) => index.date(record_id).is_some_and(|d| b.cutoff.admits(d)),
             None => true,
         };
         let retriever = self.inner.bind(task);
