@@ -28,5 +28,5 @@ pub use manifest::{
 };
 pub use route::Route;
 pub use select::{Selection, SelectionEntry};
-pub use shared::{shared_dir, shared_dir_or_skip};
+pub use shared::{missing_prerequisite, shared_dir, shared_dir_or_skip, under_ci};
 pub use task::{Benchmark, GroupCounts, PublicTask, Reference, TaskCounts, load_public_tasks, resolve_benchmark_dir};

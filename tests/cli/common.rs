@@ -24,7 +24,7 @@ pub fn shared(what: &str) -> Option<PathBuf> {
     if dir.join("anser").is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipped {what}: ../shared not found (set ANSER_SHARED)");
+        anser_manifest::missing_prerequisite(what, "../shared not found (set ANSER_SHARED)");
         None
     }
 }

@@ -270,7 +270,10 @@ fn bad_input_is_one_line_and_writes_nothing() {
 /// (printing why) when `chromium` is not installed.
 fn screenshot(page: &Path, name: &str) {
     let Some(chromium) = which("chromium").or_else(|| which("chromium-browser")) else {
-        eprintln!("skipped the browser check: chromium is not on PATH (apt-get install -y chromium)");
+        anser_manifest::missing_prerequisite(
+            "the browser check",
+            "chromium is not on PATH (apt-get install -y chromium)",
+        );
         return;
     };
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-screenshot.png"));

@@ -21,7 +21,10 @@ pub fn release(what: &str) -> Option<&'static Benchmark> {
         .get_or_init(|| shared_dir().map(|d| Benchmark::load(&d.join("anser/query")).expect("release tasks load")))
         .as_ref();
     if bench.is_none() {
-        eprintln!("skipped {what}: ../shared not found (set ANSER_SHARED to the shared reference folder)");
+        anser_manifest::missing_prerequisite(
+            what,
+            "../shared not found (set ANSER_SHARED to the shared reference folder)",
+        );
     }
     bench
 }

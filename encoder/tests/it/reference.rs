@@ -11,11 +11,11 @@ fn model_or_skip(what: &str) -> Option<PathBuf> {
     let shared = anser_manifest::shared_dir_or_skip(what)?;
     let dir = shared.join("models/m3e-small");
     if !dir.join("model.onnx").is_file() {
-        eprintln!("skipped {what}: {} has no model.onnx", dir.display());
+        anser_manifest::missing_prerequisite(what, &format!("{} has no model.onnx", dir.display()));
         return None;
     }
     if ort_library_path(None).is_none() {
-        eprintln!("skipped {what}: ORT_DYLIB_PATH is not set (run scripts/fetch-ort.sh)");
+        anser_manifest::missing_prerequisite(what, "ORT_DYLIB_PATH is not set (run scripts/fetch-ort.sh)");
         return None;
     }
     Some(dir)

@@ -16,8 +16,9 @@ fn ort_library() -> Option<PathBuf> {
     let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../third_party/ort/libonnxruntime.so.1.32.0");
     let found = from_env.or_else(|| local.is_file().then_some(local));
     if found.is_none() {
-        eprintln!(
-            "skipped BERTScore: no ONNX Runtime library (set ORT_DYLIB_PATH to libonnxruntime.so from onnxruntime==1.32.0)"
+        anser_manifest::missing_prerequisite(
+            "BERTScore",
+            "no ONNX Runtime library (set ORT_DYLIB_PATH to libonnxruntime.so from onnxruntime==1.32.0)",
         );
     }
     found

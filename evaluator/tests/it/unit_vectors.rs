@@ -12,8 +12,10 @@ use crate::common::shared;
 
 fn vectors() -> Option<(Py, std::path::PathBuf)> {
     let shared = shared("unit vectors")?;
-    let text = std::fs::read_to_string(shared.join("golden/anser-eval/unit_vectors.json")).ok()?;
-    Some((loads(&text).unwrap_or(Py::Null), shared))
+    let path = shared.join("golden/anser-eval/unit_vectors.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let v = loads(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    Some((v, shared))
 }
 
 fn cases<'a>(v: &'a Py, key: &str) -> &'a [Py] {

@@ -39,7 +39,7 @@ fn api_embeddings_are_stored_with_model_and_dimension() {
 fn onnx_embeddings_find_paraphrases() {
     let Some(shared) = anser_manifest::shared_dir_or_skip("m3e dense index") else { return };
     if anser_encoder::ort_library_path(None).is_none() {
-        eprintln!("skipped m3e dense index: ORT_DYLIB_PATH is not set (run scripts/fetch-ort.sh)");
+        anser_manifest::missing_prerequisite("m3e dense index", "ORT_DYLIB_PATH is not set (run scripts/fetch-ort.sh)");
         return;
     }
     let embedder = OnnxEmbedder::open(&shared.join("models/m3e-small"), 2).expect("encoder");

@@ -92,7 +92,10 @@ fn finance_zh_rules_real_numbers() {
             "hybrid:bm25:zh_jieba+dense@rrf60/in_force [query]",
         ]);
     } else {
-        eprintln!("dense/hybrid skipped: ORT_DYLIB_PATH is not set (run scripts/fetch-ort.sh)");
+        anser_manifest::missing_prerequisite(
+            "real-rules dense/hybrid",
+            "ORT_DYLIB_PATH is not set (run scripts/fetch-ort.sh)",
+        );
     }
     let extra_specs = std::env::var("ANSER_EXTRA_SPECS").unwrap_or_default();
     for extra in extra_specs.split(';').filter(|s| !s.is_empty()) {

@@ -156,7 +156,7 @@ fn free_port() -> u16 {
 
 fn start_mock(dir: &Path, log: &Path) -> Option<(MockProcess, u16)> {
     if Command::new("python3").arg("--version").output().map(|o| !o.status.success()).unwrap_or(true) {
-        eprintln!("skipped omb end-to-end: python3 not available for mock_server.py");
+        anser_manifest::missing_prerequisite("omb end-to-end", "python3 not available for mock_server.py");
         return None;
     }
     let port = free_port();

@@ -33,7 +33,7 @@ pub fn golden_dir(what: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipped {what}: {} not found", dir.display());
+        anser_manifest::missing_prerequisite(what, &format!("{} not found", dir.display()));
         None
     }
 }
