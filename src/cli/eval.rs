@@ -138,7 +138,7 @@ fn print_summary(
     evaluation: &anser_evaluator::Evaluation,
     format: Format,
     warnings: usize,
-    output: &std::path::Path,
+    output: &Path,
 ) -> std::io::Result<()> {
     write!(out, "{}", table::render(evaluation, format))?;
     if format == Format::Table {

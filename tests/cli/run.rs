@@ -264,7 +264,7 @@ fn resume_retries_exactly_the_failed_tasks() {
     for r in &first {
         let id = r["id"].as_str().expect("id");
         if failed.contains(id) {
-            assert_eq!(by_id[id]["generation_status"], "ok", "{id} retried successfully");
+            assert_ne!(by_id[id]["generation_status"], "request_error", "{id} retried and answered");
         } else {
             assert_eq!(by_id[id], r, "{id}: a successful result is never re-run");
         }
@@ -281,7 +281,7 @@ fn resume_retries_exactly_the_failed_tasks() {
     assert!(starts.values().all(|n| *n == 1), "one trace per task: {starts:?}");
     assert_eq!(trace_starts(&dir.join("trace.retried.jsonl")).keys().cloned().collect::<BTreeSet<_>>(), failed);
     let results = read_json(&dir.join("results.json"));
-    assert!(results.as_array().expect("array").iter().all(|r| r["generation_status"] == "ok"));
+    assert!(results.as_array().expect("array").iter().all(|r| r["generation_status"] != "request_error"));
 }
 
 /// Each run has its own response cache: a second run with another name asks the server again
@@ -328,7 +328,8 @@ fn an_unwritable_cache_is_one_warning_not_a_lost_answer() {
     assert!(o.status.success(), "{}", stderr(&o));
     let records = journal(&tmp.path().join("nocache"));
     assert_eq!(records.len(), 18);
-    assert!(records.iter().all(|r| r["generation_status"] == "ok"), "no answer lost");
+    assert!(records.iter().all(|r| r["generation_status"] != "request_error"), "no answer lost");
+    assert_eq!(mock.requests().len(), 18);
     let warnings = stderr(&o).lines().filter(|l| l.contains("cannot write the LLM response cache")).count();
     assert_eq!(warnings, 1, "one warning: {}", stderr(&o));
 }
@@ -348,9 +349,11 @@ fn ctrl_c_stops_sparse_and_agent_runs_cleanly_and_resume_finishes_them() {
     );
     let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");
-    for (method, trials) in [("sparse", 4), ("agent", 3)] {
+    // Interrupt once this many tasks are recorded (the signal handler is installed by then).
+    // The sparse points straddle the sample's slowest retrievals, where the old loop panicked.
+    for (method, points) in [("sparse", &[6, 25, 38, 42, 48][..]), ("agent", &[2, 8, 20][..])] {
         let mut interrupted = 0;
-        for trial in 0..trials {
+        for (trial, &point) in points.iter().enumerate() {
             let name = format!("{method}-{trial}");
             let args = |resume: bool| {
                 let mut a: Vec<String> = [
@@ -375,10 +378,8 @@ fn ctrl_c_stops_sparse_and_agent_runs_cleanly_and_resume_finishes_them() {
                 .stderr(std::process::Stdio::piped())
                 .spawn()
                 .expect("anser starts");
-            // Interrupt once tasks are finishing (the signal handler is installed by then), a
-            // little later in each trial.
             let started = Instant::now();
-            while journal(&dir).len() < 1 + trial && started.elapsed() < Duration::from_secs(120) {
+            while journal(&dir).len() < point && started.elapsed() < Duration::from_secs(120) {
                 if child.try_wait().expect("wait").is_some() {
                     break;
                 }
