@@ -351,7 +351,7 @@ fn ctrl_c_stops_sparse_and_agent_runs_cleanly_and_resume_finishes_them() {
     let tmp = tempfile::tempdir().expect("tempdir");
     // Interrupt once this many tasks are recorded (the signal handler is installed by then).
     // The sparse points straddle the sample's slowest retrievals, where the old loop panicked.
-    for (method, points) in [("sparse", &[6, 25, 38, 42, 48][..]), ("agent", &[2, 8, 20][..])] {
+    for (method, points) in [("sparse", &[6, 38, 42][..]), ("agent", &[2, 8][..])] {
         let mut interrupted = 0;
         for (trial, &point) in points.iter().enumerate() {
             let name = format!("{method}-{trial}");
@@ -389,6 +389,11 @@ fn ctrl_c_stops_sparse_and_agent_runs_cleanly_and_resume_finishes_them() {
             assert!(kill.expect("kill runs").success() || child.try_wait().expect("wait").is_some());
             let output = child.wait_with_output().expect("anser exits");
             let err = String::from_utf8_lossy(&output.stderr).into_owned();
+            eprintln!(
+                "{method}: SIGINT after {point} records: exit {:?}, {} recorded",
+                output.status.code(),
+                journal(&dir).len()
+            );
             assert!(!err.contains("panicked") && !err.contains("being shutdown"), "{method} trial {trial}: {err}");
             match output.status.code() {
                 Some(130) => interrupted += 1,
