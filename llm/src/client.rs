@@ -142,9 +142,10 @@ impl Client {
                 None => {
                     let posted = self.post_json("embeddings", &body).await?;
                     out.attempts.extend(posted.attempts);
-                    let vectors = parse_embeddings(&posted.body, batch.len(), request.dimensions).map_err(|message| {
-                        Error::Malformed { url: url.clone(), message, attempts: out.attempts.clone() }
-                    })?;
+                    let vectors =
+                        parse_embeddings(&posted.body, batch.len(), request.dimensions).map_err(|message| {
+                            Error::Malformed { url: url.clone(), message, attempts: out.attempts.clone() }
+                        })?;
                     self.store("embeddings", &key, &body, &posted.body);
                     (posted.body, vectors)
                 }

@@ -21,5 +21,7 @@ mod run;
 pub use atomic::{write_atomic, write_json_atomic};
 pub use error::{Error, Result};
 pub use fingerprint::{Change, ChangeKind, Fingerprint, FingerprintSet, sha256_hex};
-pub use journal::{Journal, JournalContents, Retained, read_journal, read_journal_by_key, retain_lines, rewrite_journal};
+pub use journal::{
+    Journal, JournalContents, Retained, read_journal, read_journal_by_key, retain_lines, rewrite_journal,
+};
 pub use run::{OpenMode, RunDir, RunName};

@@ -4,13 +4,7 @@
 //! every task of a group and so only adds noise terms); evidence = the retrieved records' identifiers of the kind the scorer
 //! expects for the task, in rank order, de-duplicated; answer "".
 
-use std::{
-    io::Write,
-    path::PathBuf,
-    process::ExitCode,
-    sync::Arc,
-    time::Instant,
-};
+use std::{io::Write, path::PathBuf, process::ExitCode, sync::Arc, time::Instant};
 
 use anser_manifest::{Domain, Manifest, PublicTask, Split, load_public_tasks};
 use anser_retriever::{Engine, Retriever, RetrieverSpec, SpecRetriever, evidence_list};

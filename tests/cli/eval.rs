@@ -166,7 +166,8 @@ fn an_existing_output_needs_force() {
     assert_eq!(std::fs::read_to_string(&output).expect("read"), "keep me");
     let o = eval_to(&results, Some(&output), &["--force"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&output).expect("read")).expect("json");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&output).expect("read")).expect("json");
     assert!(written.get("files").is_some());
     for _ in 0..2 {
         let o = eval_to(&results, None, &[]);

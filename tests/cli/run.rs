@@ -41,7 +41,7 @@ fn run_args<'a>(base_url: &'a str, out: &'a str, name: &'a str) -> Vec<&'a str> 
 
 static EXAMPLES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-fn read_json(path: &std::path::Path) -> Value {
+fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("file exists")).expect("json")
 }
 
@@ -207,7 +207,8 @@ fn asked_tasks(mock: &MockServer, run_dir: &Path) -> Vec<String> {
         .iter()
         .map(|r| {
             let user = r.last_user_message().expect("a user message");
-            let ids: Vec<&String> = prompts.iter().filter(|(_, p)| user.contains(p.as_str())).map(|(id, _)| id).collect();
+            let ids: Vec<&String> =
+                prompts.iter().filter(|(_, p)| user.contains(p.as_str())).map(|(id, _)| id).collect();
             assert_eq!(ids.len(), 1, "one task per request: {ids:?}");
             ids[0].clone()
         })
@@ -259,7 +260,8 @@ fn resume_retries_exactly_the_failed_tasks() {
     assert!(stdout(&o).contains(&format!("resume: {} task(s)", failed.len())), "{}", stdout(&o));
 
     let after = journal(&dir);
-    let by_id: BTreeMap<String, &Value> = after.iter().map(|r| (r["id"].as_str().expect("id").to_string(), r)).collect();
+    let by_id: BTreeMap<String, &Value> =
+        after.iter().map(|r| (r["id"].as_str().expect("id").to_string(), r)).collect();
     assert_eq!((after.len(), by_id.len()), (18, 18), "one record per task");
     for r in &first {
         let id = r["id"].as_str().expect("id");
@@ -345,7 +347,9 @@ fn ctrl_c_stops_sparse_and_agent_runs_cleanly_and_resume_finishes_them() {
     // The agent searches at every step until its budget runs out: most of its time is
     // retrieval inside `block_in_place`, where Ctrl-C used to panic.
     mock.add_rule(
-        Rule::new(Matcher::Any).reply(Reply::tool_call("s1", "search", json!({"query": "annual report court"}))).repeat_last(),
+        Rule::new(Matcher::Any)
+            .reply(Reply::tool_call("s1", "search", json!({"query": "annual report court"})))
+            .repeat_last(),
     );
     let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -357,10 +361,27 @@ fn ctrl_c_stops_sparse_and_agent_runs_cleanly_and_resume_finishes_them() {
             let name = format!("{method}-{trial}");
             let args = |resume: bool| {
                 let mut a: Vec<String> = [
-                    "run", "--method", method, "--run-name", name.as_str(), "--benchmark-dir", fixture.benchmark_dir(),
-                    "--corpus-root", fixture.corpus_root(), "--index-dir", fixture.index_dir(), "--output-dir",
-                    tmp.path().to_str().expect("utf8"), "--base-url", base.as_str(), "--model", "mock-llm", "--quiet",
-                    "--no-evaluate", "--concurrency", "4",
+                    "run",
+                    "--method",
+                    method,
+                    "--run-name",
+                    name.as_str(),
+                    "--benchmark-dir",
+                    fixture.benchmark_dir(),
+                    "--corpus-root",
+                    fixture.corpus_root(),
+                    "--index-dir",
+                    fixture.index_dir(),
+                    "--output-dir",
+                    tmp.path().to_str().expect("utf8"),
+                    "--base-url",
+                    base.as_str(),
+                    "--model",
+                    "mock-llm",
+                    "--quiet",
+                    "--no-evaluate",
+                    "--concurrency",
+                    "4",
                 ]
                 .iter()
                 .map(|s| s.to_string())
@@ -436,7 +457,8 @@ fn agent_repairs_broken_tool_arguments_and_keeps_its_errors() {
     };
     let mut integer_tasks = bench.iter().filter(counting);
     let (first, second) = (integer_tasks.next().expect("a counting task"), integer_tasks.next().expect("another"));
-    let prompt = |t: &anser_manifest::PublicTask| format!("Task:\n{}\n\nInstruction:\n{}", t.query.trim(), t.instruction.trim());
+    let prompt =
+        |t: &anser_manifest::PublicTask| format!("Task:\n{}\n\nInstruction:\n{}", t.query.trim(), t.instruction.trim());
     let mock = MockServer::start(MockConfig::instant()).expect("mock starts");
     mock.script(
         Matcher::UserContains(prompt(first)),
@@ -452,10 +474,27 @@ fn agent_repairs_broken_tool_arguments_and_keeps_its_errors() {
     let ids = format!("{},{}", first.id, second.id);
     let o = anser_env(
         &[
-            "run", "--method", "agent", "--run-name", "protocol", "--benchmark-dir", fixture.benchmark_dir(),
-            "--corpus-root", fixture.corpus_root(), "--index-dir", fixture.index_dir(), "--output-dir",
-            tmp.path().to_str().expect("utf8"), "--base-url", base.as_str(), "--model", "mock-llm", "--quiet",
-            "--no-evaluate", "--ids", ids.as_str(),
+            "run",
+            "--method",
+            "agent",
+            "--run-name",
+            "protocol",
+            "--benchmark-dir",
+            fixture.benchmark_dir(),
+            "--corpus-root",
+            fixture.corpus_root(),
+            "--index-dir",
+            fixture.index_dir(),
+            "--output-dir",
+            tmp.path().to_str().expect("utf8"),
+            "--base-url",
+            base.as_str(),
+            "--model",
+            "mock-llm",
+            "--quiet",
+            "--no-evaluate",
+            "--ids",
+            ids.as_str(),
         ],
         &fixture.env(),
     );
@@ -486,11 +525,14 @@ fn agent_repairs_broken_tool_arguments_and_keeps_its_errors() {
         }
     }
     let third = requests[2]["messages"].as_array().expect("messages");
-    let rejected: Value = serde_json::from_str(third.last().expect("tool")["content"].as_str().expect("content")).expect("json");
+    let rejected: Value =
+        serde_json::from_str(third.last().expect("tool")["content"].as_str().expect("content")).expect("json");
     assert_eq!(rejected["ok"], false, "an empty answer is rejected: {rejected}");
 
-    let records: BTreeMap<String, Value> =
-        journal(&tmp.path().join("protocol")).into_iter().map(|r| (r["id"].as_str().expect("id").to_string(), r)).collect();
+    let records: BTreeMap<String, Value> = journal(&tmp.path().join("protocol"))
+        .into_iter()
+        .map(|r| (r["id"].as_str().expect("id").to_string(), r))
+        .collect();
     let a = &records[&first.id];
     assert_eq!(a["generation_status"], "ok", "{a}");
     assert_eq!(a["answer"], "1");

@@ -250,7 +250,8 @@ fn task_of_line(line: &[u8]) -> Option<String> {
 fn drop_orphan_trace_lines(dir: &RunDir, journal: &[ResultRecord]) -> Result<usize> {
     let ids: HashSet<&str> = journal.iter().map(|r| r.id.as_str()).collect();
     // A complete line that does not parse has no known task: keep it rather than guess.
-    let kept = retain_lines(&dir.file(TRACE_FILE), |line| task_of_line(line).is_none_or(|id| ids.contains(id.as_str())))?;
+    let kept =
+        retain_lines(&dir.file(TRACE_FILE), |line| task_of_line(line).is_none_or(|id| ids.contains(id.as_str())))?;
     Ok(kept.dropped + usize::from(kept.torn_bytes > 0))
 }
 

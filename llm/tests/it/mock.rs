@@ -61,10 +61,7 @@ fn seeded_fault_injection_repeats_exactly() {
         let server = MockServer::start(config).expect("mock");
         let client = anser_llm::BlockingClient::new(
             crate::endpoint(&server, ""),
-            anser_llm::ClientOptions {
-                retry: anser_llm::RetryPolicy { max_attempts: 1, ..fast_policy() },
-                cache: None,
-            },
+            ClientOptions { retry: anser_llm::RetryPolicy { max_attempts: 1, ..fast_policy() }, cache: None },
         )
         .expect("client");
         (0..30).map(|_| client.chat(&ChatRequest::new(vec![Message::user("q")])).is_ok()).collect::<Vec<bool>>()

@@ -151,8 +151,10 @@ fn rewrite_replaces_the_records_atomically() {
     let mut j = Journal::open(&path).expect("reopen");
     j.append(&rec(9)).expect("append");
     assert_eq!(read_journal::<Rec>(&path).expect("read").records, vec![rec(0), rec(2), rec(9)]);
-    let names: Vec<String> =
-        std::fs::read_dir(dir.path()).expect("ls").map(|e| e.expect("entry").file_name().to_string_lossy().into()).collect();
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into())
+        .collect();
     assert_eq!(names, vec!["j.jsonl".to_string()], "no temporary file left");
 }
 
