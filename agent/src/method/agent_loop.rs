@@ -261,7 +261,9 @@ impl TaskState<'_> {
     /// Execute one tool call synchronously (SQL, compute and retrieval block).
     fn execute(&mut self, call: &ToolCall, trace: &mut TaskTrace) -> ToolOutcome {
         let started = Instant::now();
-        let args = match call.arguments_json() {
+        // Some servers send "" for a call without arguments (e.g. `schema`): that means `{}`.
+        let parsed = if call.arguments.trim().is_empty() { Ok(json!({})) } else { call.arguments_json() };
+        let args = match parsed {
             Ok(Value::Object(m)) => Value::Object(m),
             Ok(Value::Null) => json!({}),
             Ok(other) => {
@@ -654,7 +656,7 @@ impl AgentMethod {
 fn history_message(response: &anser_llm::ChatResponse) -> Message {
     let mut message = response.to_message();
     for call in &mut message.tool_calls {
-        if !matches!(call.arguments_json(), Ok(Value::Object(_))) {
+        if call.arguments.trim().is_empty() || !matches!(call.arguments_json(), Ok(Value::Object(_))) {
             call.arguments = "{}".into();
         }
     }
@@ -706,7 +708,33 @@ impl Solver for AgentMethod {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::shown;
+    use super::{history_message, is_empty_answer, shown};
+
+    #[test]
+    fn history_carries_only_json_object_arguments() {
+        let call = |args: &str| anser_llm::ToolCall::new("c", "sql", args);
+        let response = anser_llm::ChatResponse {
+            id: None,
+            model: None,
+            content: None,
+            reasoning: None,
+            tool_calls: vec![call(r#"{"query": "SELECT 1"#), call(""), call("[1]"), call(r#"{"query": "SELECT 2"}"#)],
+            finish_reason: Some("tool_calls".into()),
+            system_fingerprint: None,
+        };
+        let sent: Vec<String> = history_message(&response).tool_calls.into_iter().map(|c| c.arguments).collect();
+        assert_eq!(sent, ["{}", "{}", "{}", r#"{"query": "SELECT 2"}"#]);
+    }
+
+    #[test]
+    fn empty_answers_are_recognised() {
+        for empty in [json!(null), json!(""), json!("  \n"), json!({}), json!([])] {
+            assert!(is_empty_answer(&empty), "{empty}");
+        }
+        for given in [json!(0), json!(false), json!("0"), json!({"option": "a"}), json!(["x"])] {
+            assert!(!is_empty_answer(&given), "{given}");
+        }
+    }
 
     #[test]
     fn long_tool_messages_stay_valid_json() {
