@@ -135,6 +135,7 @@ fn main() -> ExitCode {
         tasks: bench.tasks().to_vec(),
         concurrency: 1,
         resume: false,
+        retry_failed: true,
         deadline: None,
         quiet: true,
         settings: BTreeMap::new(),

@@ -189,17 +189,14 @@ impl Evaluation {
         s
     }
 
-    /// Write the evaluation file atomically (temporary file, then rename), creating parent
-    /// directories.
+    /// Write the evaluation file atomically (`anser_runstore::write_atomic`: unique temporary
+    /// file in the same folder, fsync, rename, directory fsync), creating parent directories.
+    /// Whether `path` may be replaced at all is the caller's decision (`anser eval` refuses an
+    /// input file and, without `--force`, an existing `--output`).
     pub fn write_json(&self, path: &Path) -> Result<()> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs_err::create_dir_all(dir)?;
         }
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        fs_err::write(&tmp, self.to_json_string())?;
-        fs_err::rename(&tmp, path)?;
-        Ok(())
+        anser_runstore::write_atomic(path, self.to_json_string().as_bytes()).map_err(|e| std::io::Error::from(e).into())
     }
 }

@@ -136,7 +136,8 @@ impl Fingerprint {
 
     pub fn write(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(|e| Error::Param(e.to_string()))?;
-        fs_err::write(dir.join(FINGERPRINT_FILE), text + "\n")?;
+        anser_runstore::write_atomic(&dir.join(FINGERPRINT_FILE), (text + "\n").as_bytes())
+            .map_err(std::io::Error::from)?;
         Ok(())
     }
 

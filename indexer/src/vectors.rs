@@ -177,7 +177,7 @@ impl VectorIndex {
         for x in &self.data {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
-        fs_err::write(dir.join(VECTORS_FILE), bytes)?;
+        anser_runstore::write_atomic(&dir.join(VECTORS_FILE), &bytes).map_err(std::io::Error::from)?;
         if let Some(h) = &self.hnsw {
             use hnsw_rs::api::AnnT;
             h.file_dump(dir, HNSW_BASENAME).map_err(|e| Error::Vectors {

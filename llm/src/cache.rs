@@ -4,17 +4,26 @@
 //! whitespace) together with the request kind and the endpoint's base URL; the request body
 //! names the model, so a different model, prompt, tool list or sampling setting is a different
 //! key. The API key is never part of the key nor of the stored entry. An entry is one file
-//! `DIR/ab/abcdef….json` holding the request and the server's response body, written to a
-//! temporary file in the same folder and renamed into place, so a crash never leaves a partial
-//! entry and concurrent writers of one key both leave a complete one.
+//! `DIR/ab/abcdef….json` holding the request and the server's response body, written with
+//! `anser_runstore::write_atomic` (unique temporary file in the same folder, fsync, rename,
+//! directory fsync), so a crash never leaves a partial entry and concurrent writers of one key
+//! both leave a complete one.
 //!
 //! Modes: [`CacheMode::ReadWrite`] answers hits from disk and records misses;
 //! [`CacheMode::Replay`] answers strictly from disk and fails on the first miss without
 //! touching the network.
+//!
+//! The cache never costs an answer: in read-write mode a folder that cannot be written, or an
+//! entry that cannot be read back, is reported once per kind on stderr (later ones are only
+//! counted: [`ResponseCache::write_failures`], [`ResponseCache::corrupt_entries`]) and the
+//! request goes to the server as if the cache were not there. Only replay mode, which has no
+//! server to fall back on, fails on a corrupt entry. The folder is created on the first write,
+//! so a cache can be configured inside a run directory before the run creates it.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -45,19 +54,28 @@ impl FromStr for CacheMode {
     }
 }
 
+/// Problems met so far, shared by the clones of one cache (each kind is printed once).
+#[derive(Debug, Default)]
+struct Problems {
+    write_failures: AtomicU64,
+    corrupt_entries: AtomicU64,
+}
+
 /// A response cache in one folder.
 #[derive(Debug, Clone)]
 pub struct ResponseCache {
     dir: PathBuf,
     mode: CacheMode,
+    problems: Arc<Problems>,
 }
 
 impl ResponseCache {
-    /// A cache in `dir`. Read-write mode creates the folder; replay mode requires it to exist.
+    /// A cache in `dir`. Read-write mode creates the folder on the first write; replay mode
+    /// requires it to exist.
     pub fn open(dir: impl Into<PathBuf>, mode: CacheMode) -> Result<Self> {
         let dir = dir.into();
         match mode {
-            CacheMode::ReadWrite => fs_err::create_dir_all(&dir)?,
+            CacheMode::ReadWrite => {}
             CacheMode::Replay if !dir.is_dir() => {
                 return Err(Error::InvalidSetting {
                     field: "replay cache".into(),
@@ -66,7 +84,35 @@ impl ResponseCache {
             }
             CacheMode::Replay => {}
         }
-        Ok(Self { dir, mode })
+        Ok(Self { dir, mode, problems: Arc::default() })
+    }
+
+    /// Writes that failed so far (the first one was printed as a warning).
+    pub fn write_failures(&self) -> u64 {
+        self.problems.write_failures.load(Ordering::Relaxed)
+    }
+
+    /// Entries that could not be read back so far (the first one was printed as a warning).
+    pub fn corrupt_entries(&self) -> u64 {
+        self.problems.corrupt_entries.load(Ordering::Relaxed)
+    }
+
+    /// Count a failed write; print the first one.
+    pub(crate) fn warn_write_failure(&self, error: &Error) {
+        if self.problems.write_failures.fetch_add(1, Ordering::Relaxed) == 0 {
+            eprintln!(
+                "warning: cannot write the LLM response cache in {} ({error}); answers are kept but not cached \
+                 (reported once)",
+                self.dir.display()
+            );
+        }
+    }
+
+    /// Count an unreadable entry; print the first one.
+    pub(crate) fn warn_corrupt(&self, error: &Error) {
+        if self.problems.corrupt_entries.fetch_add(1, Ordering::Relaxed) == 0 {
+            eprintln!("warning: {error}; asking the server instead and re-recording it (reported once)");
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -98,8 +144,8 @@ impl ResponseCache {
         if !path.is_file() {
             return Ok(None);
         }
-        let text = fs_err::read_to_string(&path)?;
         let corrupt = |message: String| Error::CorruptCache { path: path.clone(), message };
+        let text = std::fs::read_to_string(&path).map_err(|e| corrupt(format!("cannot read it: {e}")))?;
         let entry: Value = serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
         if entry.get("key").and_then(Value::as_str) != Some(key) {
             return Err(corrupt("its `key` field does not match its file name".into()));
@@ -107,7 +153,8 @@ impl ResponseCache {
         entry.get("response").cloned().map(Some).ok_or_else(|| corrupt("no `response` field".into()))
     }
 
-    /// Stores `response` for `key` atomically (temporary file + fsync + rename).
+    /// Stores `response` for `key` atomically (`anser_runstore::write_atomic`), creating the
+    /// folders it needs.
     pub fn put(&self, key: &str, kind: &str, request: &Value, response: &Value) -> Result<()> {
         let path = self.path(key);
         let folder = path.parent().unwrap_or(&self.dir).to_path_buf();
@@ -116,20 +163,7 @@ impl ResponseCache {
             json!({"v": CACHE_FORMAT_VERSION, "key": key, "kind": kind, "request": request, "response": response});
         let bytes =
             serde_json::to_vec_pretty(&entry).map_err(|e| Error::Setup(format!("cannot encode cache entry: {e}")))?;
-        let io = |e: std::io::Error, what: &str| {
-            std::io::Error::new(e.kind(), format!("{what} cache entry in {}: {e}", folder.display()))
-        };
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".entry-")
-            .suffix(".tmp")
-            .tempfile_in(&folder)
-            .map_err(|e| io(e, "cannot create a temporary"))?;
-        tmp.write_all(&bytes).map_err(|e| io(e, "cannot write a"))?;
-        tmp.as_file().sync_all().map_err(|e| io(e, "cannot sync a"))?;
-        tmp.persist(&path).map_err(|e| {
-            std::io::Error::new(e.error.kind(), format!("cannot rename into {}: {}", path.display(), e.error))
-        })?;
-        Ok(())
+        anser_runstore::write_atomic(&path, &bytes).map_err(|e| Error::Io(e.into()))
     }
 }
 

@@ -93,11 +93,14 @@ impl Client {
             })
         };
         if let Some(hit) = self.cached("chat", &key, &model)? {
-            return finish(hit, Vec::new(), true);
+            match finish(hit, Vec::new(), true) {
+                Err(e @ Error::CorruptCache { .. }) if self.reads_through() => self.warn_corrupt(&e),
+                other => return other,
+            }
         }
         let posted = self.post_json("chat/completions", &body).await?;
         let outcome = finish(posted.body.clone(), posted.attempts, false)?;
-        self.store("chat", &key, &body, &posted.body)?;
+        self.store("chat", &key, &body, &posted.body);
         Ok(outcome)
     }
 
@@ -118,23 +121,35 @@ impl Client {
             let body = request.batch_body(&self.endpoint.model, batch)?;
             let key = ResponseCache::key("embeddings", &self.endpoint.base_url, &body);
             let model = body["model"].as_str().unwrap_or_default().to_string();
-            let (value, cached) = match self.cached("embeddings", &key, &model)? {
-                Some(hit) => (hit, true),
+            let hit = match self.cached("embeddings", &key, &model)? {
+                Some(hit) => match parse_embeddings(&hit, batch.len(), request.dimensions) {
+                    Ok(vectors) => Some((hit, vectors)),
+                    Err(message) => {
+                        let path = self.options.cache.as_ref().map(|c| c.path(&key)).unwrap_or_default();
+                        let e = Error::CorruptCache { path, message };
+                        if !self.reads_through() {
+                            return Err(e);
+                        }
+                        self.warn_corrupt(&e);
+                        None
+                    }
+                },
+                None => None,
+            };
+            let cached = hit.is_some();
+            let (value, vectors) = match hit {
+                Some(hit) => hit,
                 None => {
                     let posted = self.post_json("embeddings", &body).await?;
                     out.attempts.extend(posted.attempts);
-                    (posted.body, false)
+                    let vectors =
+                        parse_embeddings(&posted.body, batch.len(), request.dimensions).map_err(|message| {
+                            Error::Malformed { url: url.clone(), message, attempts: out.attempts.clone() }
+                        })?;
+                    self.store("embeddings", &key, &body, &posted.body);
+                    (posted.body, vectors)
                 }
             };
-            let vectors = parse_embeddings(&value, batch.len(), request.dimensions).map_err(|message| {
-                match (cached, &self.options.cache) {
-                    (true, Some(c)) => Error::CorruptCache { path: c.path(&key), message },
-                    _ => Error::Malformed { url: url.clone(), message, attempts: out.attempts.clone() },
-                }
-            })?;
-            if !cached {
-                self.store("embeddings", &key, &body, &value)?;
-            }
             let usage = value.get("usage").and_then(Usage::from_reported).unwrap_or_else(|| {
                 let prompt: u64 = batch.iter().map(|s| estimate_tokens(s)).sum();
                 Usage { prompt_tokens: prompt, total_tokens: prompt, estimated: true, ..Usage::default() }
@@ -148,10 +163,30 @@ impl Client {
         Ok(out)
     }
 
-    /// A cached response body, or `None` to go to the server; a replay miss is an error.
+    /// Whether a bad cache entry can be skipped by asking the server (read-write mode).
+    fn reads_through(&self) -> bool {
+        self.options.cache.as_ref().is_some_and(|c| c.mode() == CacheMode::ReadWrite)
+    }
+
+    fn warn_corrupt(&self, error: &Error) {
+        if let Some(cache) = &self.options.cache {
+            cache.warn_corrupt(error);
+        }
+    }
+
+    /// A cached response body, or `None` to go to the server; a replay miss is an error. In
+    /// read-write mode an entry that cannot be read is a warning and a miss.
     fn cached(&self, kind: &'static str, key: &str, model: &str) -> Result<Option<Value>> {
         let Some(cache) = &self.options.cache else { return Ok(None) };
-        match (cache.get(key)?, cache.mode()) {
+        let entry = match cache.get(key) {
+            Ok(entry) => entry,
+            Err(e) if cache.mode() == CacheMode::ReadWrite => {
+                cache.warn_corrupt(&e);
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        match (entry, cache.mode()) {
             (Some(hit), _) => Ok(Some(hit)),
             (None, CacheMode::Replay) => Err(Error::ReplayMiss {
                 kind,
@@ -163,10 +198,12 @@ impl Client {
         }
     }
 
-    fn store(&self, kind: &str, key: &str, request: &Value, response: &Value) -> Result<()> {
-        match &self.options.cache {
-            Some(cache) if cache.mode() == CacheMode::ReadWrite => cache.put(key, kind, request, response),
-            _ => Ok(()),
+    /// Record a response; a failed write is a warning (the answer is already in hand).
+    fn store(&self, kind: &str, key: &str, request: &Value, response: &Value) {
+        if let Some(cache) = self.options.cache.as_ref().filter(|c| c.mode() == CacheMode::ReadWrite)
+            && let Err(e) = cache.put(key, kind, request, response)
+        {
+            cache.warn_write_failure(&e);
         }
     }
 

@@ -6,9 +6,14 @@
 //! each chat request with a short deterministic reply after [`MockConfig::delay`] and each
 //! embeddings request with deterministic unit vectors. Tests add [`Rule`]s: the first rule whose
 //! [`Matcher`] matches the request and still has replies answers with its next [`Reply`]: a
-//! text, tool calls, a raw body or a [`Fault`]. [`FaultInjection`] adds seeded random faults.
-//! Every request received is recorded ([`MockServer::requests`]) so tests can assert on
-//! outgoing traffic (for example that no gold answer leaves the run).
+//! text, tool calls, a raw body or a [`Fault`]. [`FaultInjection`] adds seeded random faults
+//! (switchable while the server runs: [`MockServer::set_faults`]).
+//!
+//! The test library records every request ([`MockServer::requests`]) so tests can assert on
+//! outgoing traffic (for example that no gold answer leaves the run). That record grows with
+//! every request, so it is opt-out: a long-running server (`anser mock-llm`, built with
+//! [`MockConfig::server`]) keeps no record, only the counters [`MockServer::served`] and
+//! [`MockServer::faults_injected`], and its memory stays flat however long it serves.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -52,6 +57,9 @@ pub struct MockConfig {
     /// Random faults, applied before any script.
     pub faults: Option<FaultInjection>,
     pub model: String,
+    /// Keep every request for [`MockServer::requests`] (tests). Off for a long-running server,
+    /// whose record would grow without bound.
+    pub record_requests: bool,
 }
 
 impl Default for MockConfig {
@@ -62,6 +70,7 @@ impl Default for MockConfig {
             report_usage: true,
             faults: None,
             model: DEFAULT_MOCK_MODEL.into(),
+            record_requests: true,
         }
     }
 }
@@ -70,6 +79,11 @@ impl MockConfig {
     /// No delay: what most tests want.
     pub fn instant() -> Self {
         Self { delay: Duration::ZERO, ..Self::default() }
+    }
+
+    /// A long-running server (`anser mock-llm`): no request record, only counters.
+    pub fn server() -> Self {
+        Self { record_requests: false, ..Self::default() }
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -299,8 +313,11 @@ struct Shared {
     config: MockConfig,
     rules: Mutex<Vec<Rule>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// The fault injection in force (starts as `config.faults`).
+    faults: Mutex<Option<FaultInjection>>,
     rng: Mutex<JitterRng>,
     seq: AtomicU64,
+    faults_injected: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -327,11 +344,13 @@ impl MockServer {
         config.validate()?;
         let seed = config.faults.as_ref().map_or(0, |f| f.seed);
         let shared = Arc::new(Shared {
+            faults: Mutex::new(config.faults.clone()),
             config,
             rules: Mutex::new(Vec::new()),
             requests: Mutex::new(Vec::new()),
             rng: Mutex::new(JitterRng::new(seed)),
             seq: AtomicU64::new(0),
+            faults_injected: AtomicU64::new(0),
         });
         let (addr_tx, addr_rx) = std::sync::mpsc::channel::<Result<SocketAddr>>();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -399,9 +418,29 @@ impl MockServer {
         lock(&self.shared.rules).clear();
     }
 
-    /// Every request received so far, in arrival order.
+    /// Every request received so far, in arrival order (empty when
+    /// [`MockConfig::record_requests`] is off).
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// Number of requests received so far (counted whether or not they are recorded).
+    pub fn served(&self) -> u64 {
+        self.shared.seq.load(Ordering::SeqCst)
+    }
+
+    /// Number of requests answered with a fault so far (random or scripted).
+    pub fn faults_injected(&self) -> u64 {
+        self.shared.faults_injected.load(Ordering::SeqCst)
+    }
+
+    /// Replace the random fault injection from now on (`None` stops it); the generator restarts
+    /// from the new seed. An invalid injection is a setting error and changes nothing.
+    pub fn set_faults(&self, faults: Option<FaultInjection>) -> Result<()> {
+        MockConfig { faults: faults.clone(), ..self.shared.config.clone() }.validate()?;
+        *lock(&self.shared.rng) = JitterRng::new(faults.as_ref().map_or(0, |f| f.seed));
+        *lock(&self.shared.faults) = faults;
+        Ok(())
     }
 
     /// Forgets the recorded requests.
@@ -452,10 +491,16 @@ fn record(
     fault: Option<&Fault>,
     scripted: bool,
 ) {
+    let seq = shared.seq.fetch_add(1, Ordering::SeqCst);
+    if fault.is_some() {
+        shared.faults_injected.fetch_add(1, Ordering::SeqCst);
+    }
+    if !shared.config.record_requests {
+        return;
+    }
     let raw = String::from_utf8_lossy(raw).into_owned();
     let body = serde_json::from_str(&raw).unwrap_or(Value::Null);
     let authorization = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_string);
-    let seq = shared.seq.fetch_add(1, Ordering::SeqCst);
     lock(&shared.requests).push(RecordedRequest {
         seq,
         method: method.into(),
@@ -469,7 +514,8 @@ fn record(
 }
 
 fn random_fault(shared: &Shared) -> Option<Fault> {
-    let f = shared.config.faults.as_ref()?;
+    let faults = lock(&shared.faults);
+    let f = faults.as_ref()?;
     if f.kinds.is_empty() {
         return None;
     }

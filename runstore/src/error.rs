@@ -34,6 +34,16 @@ pub enum Error {
     Io(#[from] std::io::Error),
 }
 
+impl From<Error> for std::io::Error {
+    /// For callers whose own error type wraps `std::io::Error` (the message keeps the path).
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Io(io) => io,
+            other => std::io::Error::other(other.to_string()),
+        }
+    }
+}
+
 impl Error {
     /// True when the error comes from user input (exit code 2) rather than from a broken system.
     pub fn is_user_error(&self) -> bool {

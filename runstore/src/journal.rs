@@ -138,3 +138,58 @@ where
     let records: Vec<T> = all.records.into_iter().filter(|r| seen.insert(key(r))).collect();
     Ok(JournalContents { duplicates: total - records.len(), records, torn_bytes: all.torn_bytes })
 }
+
+/// Replace the journal at `path` with exactly `records`, one JSON line each, atomically
+/// ([`crate::write_atomic`]): a crash leaves the old journal or the new one. Used when a resumed
+/// run retries failed tasks, so that the journal keeps one record per task.
+pub fn rewrite_journal<T: Serialize>(path: &Path, records: &[T]) -> Result<()> {
+    let mut bytes = Vec::new();
+    for record in records {
+        serde_json::to_writer(&mut bytes, record)
+            .map_err(|source| Error::Serialize { path: path.to_path_buf(), source })?;
+        bytes.push(b'\n');
+    }
+    crate::write_atomic(path, &bytes)
+}
+
+/// What [`retain_lines`] removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Retained {
+    /// Complete lines kept.
+    pub kept: usize,
+    /// Complete lines dropped because `keep` refused them.
+    pub dropped: usize,
+    /// Bytes of a torn last line (no final newline) that were dropped.
+    pub torn_bytes: usize,
+}
+
+/// Keep only the complete lines of the JSONL file at `path` for which `keep(line)` is true, and
+/// drop a torn last line. The file is rewritten atomically, and only when something is dropped;
+/// a missing file is left missing. Used to drop the trace lines of tasks that have no journal
+/// record (a crash between writing a task's trace and its journal line).
+pub fn retain_lines(path: &Path, mut keep: impl FnMut(&[u8]) -> bool) -> Result<Retained> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Retained::default()),
+        Err(e) => return Err(e.into()),
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let mut out = Vec::with_capacity(complete);
+    let mut stats = Retained { torn_bytes: bytes.len() - complete, ..Retained::default() };
+    for line in bytes[..complete].split_inclusive(|&b| b == b'\n') {
+        let body = &line[..line.len() - 1];
+        if body.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if keep(body) {
+            out.extend_from_slice(line);
+            stats.kept += 1;
+        } else {
+            stats.dropped += 1;
+        }
+    }
+    if stats.dropped > 0 || stats.torn_bytes > 0 {
+        crate::write_atomic(path, &out)?;
+    }
+    Ok(stats)
+}

@@ -7,6 +7,8 @@
 //!   so a reader sees either the old file or the new one, never half of one.
 //! - [`Journal`] / [`read_journal`]: an append-only JSONL file, fsynced per record, whose reader
 //!   ignores a torn last line (a `kill -9` in the middle of a write) and yields each key once.
+//! - [`rewrite_journal`] / [`retain_lines`]: atomic rewrites of a journal (retrying failed
+//!   tasks) and of a JSONL file filtered line by line (dropping orphaned trace lines).
 //! - [`Fingerprint`] / [`FingerprintSet`]: size, mtime and sha256 of the inputs of a run, and a
 //!   comparison that names what changed, so `--resume` can refuse changed inputs.
 
@@ -19,5 +21,7 @@ mod run;
 pub use atomic::{write_atomic, write_json_atomic};
 pub use error::{Error, Result};
 pub use fingerprint::{Change, ChangeKind, Fingerprint, FingerprintSet, sha256_hex};
-pub use journal::{Journal, JournalContents, read_journal, read_journal_by_key};
+pub use journal::{
+    Journal, JournalContents, Retained, read_journal, read_journal_by_key, retain_lines, rewrite_journal,
+};
 pub use run::{OpenMode, RunDir, RunName};

@@ -192,6 +192,6 @@ fn build_and_mark(options: &SampleOptions, root: &Path) -> Result<SampleSummary>
     let mut text =
         serde_json::to_string_pretty(&summary).map_err(|source| Error::Json { path: marker.clone(), source })?;
     text.push('\n');
-    fs_err::write(&marker, text)?;
+    anser_runstore::write_atomic(&marker, text.as_bytes()).map_err(std::io::Error::from)?;
     Ok(summary)
 }

@@ -2,7 +2,7 @@
 //! evidence, ground_truth`, ids `<domain>_<lang>_<split>_<n>` (`science_<split>_<n>`), one JSON
 //! array per group file, pretty-printed with two-space indentation and non-ASCII kept.
 
-use std::{io::Write, path::Path};
+use std::path::Path;
 
 use anser_manifest::{Domain, TaskGroup};
 use serde::Serialize;
@@ -80,7 +80,7 @@ pub fn write_group(query_dir: &Path, group: TaskGroup, tasks: &[Task]) -> Result
         .collect();
     let mut bytes = serde_json::to_vec_pretty(&records).map_err(|source| Error::Json { path: path.clone(), source })?;
     bytes.push(b'\n');
-    fs_err::File::create(&path)?.write_all(&bytes)?;
+    anser_runstore::write_atomic(&path, &bytes).map_err(std::io::Error::from)?;
     Ok(records.len())
 }
 

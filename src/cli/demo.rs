@@ -78,6 +78,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
         tasks: bench.tasks().to_vec(),
         concurrency: args.concurrency.max(1),
         resume: run_dir.join("metadata.json").is_file(),
+        retry_failed: true,
         deadline: None,
         quiet: args.quiet,
         settings,

@@ -3,12 +3,16 @@
 //! with the card's superset (`--profile card`, the default), write evaluation.json and print a
 //! summary per task group.
 
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Duration,
+};
 
 use anser_evaluator::{
     EvalOptions, JudgeMode, JudgeSettings, Profile, ResultsInput, evaluate,
     judge::{DEFAULT_CONCURRENCY, DEFAULT_RETRIES},
-    records::{default_output, input_kind},
+    records::{InputKind, default_output, input_kind, result_files},
     table::{self, Format},
 };
 use anser_llm::{JUDGE, Overrides, Settings};
@@ -36,6 +40,9 @@ pub struct EvalArgs {
     /// run directory, <dir>/evaluation_results.json for a directory of result files].
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Replace an existing --output file (never an input file: that is always refused).
+    #[arg(long)]
+    force: bool,
     /// Do not call the LLM judge: judged tasks get {"status": "skipped"} and a null LLM Judge.
     #[arg(long)]
     skip_llm_judge: bool,
@@ -76,6 +83,7 @@ pub fn run(args: EvalArgs) -> CliResult {
     let format: Format = args.format.parse().map_err(CliError::user)?;
     let kind = input_kind(&args.results).map_err(map_err)?;
     let output = args.output.clone().unwrap_or_else(|| default_output(&args.results, &kind));
+    check_output(&args.results, &kind, &output, args.output.is_some() && !args.force)?;
     let judge = if args.skip_llm_judge {
         JudgeMode::Skip
     } else {
@@ -130,7 +138,7 @@ fn print_summary(
     evaluation: &anser_evaluator::Evaluation,
     format: Format,
     warnings: usize,
-    output: &std::path::Path,
+    output: &Path,
 ) -> std::io::Result<()> {
     write!(out, "{}", table::render(evaluation, format))?;
     if format == Format::Table {
@@ -151,6 +159,43 @@ fn print_summary(
         eprintln!("wrote {}", output.display());
     }
     Ok(())
+}
+
+/// Refuse an output that is one of the input files (the same file under any path: compared
+/// canonically and, on Unix, by device and inode), and an existing explicit `--output` unless
+/// `--force` (`refuse_existing`). The default output is the evaluation's own derived file and is
+/// regenerated.
+fn check_output(results: &Path, kind: &InputKind, output: &Path, refuse_existing: bool) -> Result<(), CliError> {
+    let Ok(out_meta) = std::fs::metadata(output) else { return Ok(()) };
+    let out_path = std::fs::canonicalize(output).ok();
+    for input in result_files(results, kind, None).unwrap_or_default() {
+        let same_path = out_path.is_some() && std::fs::canonicalize(&input).ok() == out_path;
+        if same_path || std::fs::metadata(&input).is_ok_and(|m| same_file(&m, &out_meta)) {
+            return Err(CliError::user(format!(
+                "{}: --output is the input results file {}; writing the evaluation there would destroy it, choose another --output",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    if refuse_existing {
+        return Err(CliError::user(format!(
+            "{}: output file exists; pass --force to overwrite it or choose another --output",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    false
 }
 
 fn map_err(e: anser_evaluator::Error) -> CliError {

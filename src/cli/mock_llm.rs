@@ -38,15 +38,14 @@ pub fn run(args: MockLlmArgs) -> CliResult {
         embedding_dim: args.embedding_dim,
         report_usage: !args.no_usage,
         faults: (args.fault_rate > 0.0).then(|| FaultInjection::transient(args.fault_rate, args.seed)),
-        ..MockConfig::default()
+        // A server that runs for hours keeps counters, not a record of every request.
+        ..MockConfig::server()
     };
     let server = MockServer::start_on(args.port, config)
         .map_err(|e| if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) })?;
     println!("mock LLM listening on {} (Ctrl-C to stop)", server.base_url());
     println!("  GENERATION_BASE_URL={} GENERATION_MODEL={}", server.base_url(), anser_llm::mock::DEFAULT_MOCK_MODEL);
     server.wait_for_ctrl_c().map_err(CliError::internal)?;
-    let requests = server.requests();
-    let faults = requests.iter().filter(|r| r.fault.is_some()).count();
-    println!("served {} request(s), {faults} with an injected fault", requests.len());
+    println!("served {} request(s), {} with an injected fault", server.served(), server.faults_injected());
     Ok(ExitCode::SUCCESS)
 }

@@ -4,13 +4,7 @@
 //! every task of a group and so only adds noise terms); evidence = the retrieved records' identifiers of the kind the scorer
 //! expects for the task, in rank order, de-duplicated; answer "".
 
-use std::{
-    io::Write,
-    path::{Path, PathBuf},
-    process::ExitCode,
-    sync::Arc,
-    time::Instant,
-};
+use std::{io::Write, path::PathBuf, process::ExitCode, sync::Arc, time::Instant};
 
 use anser_manifest::{Domain, Manifest, PublicTask, Split, load_public_tasks};
 use anser_retriever::{Engine, Retriever, RetrieverSpec, SpecRetriever, evidence_list};
@@ -82,19 +76,6 @@ fn k_for(task: &PublicTask, k: usize, k_wide: usize) -> usize {
     if wide { k_wide } else { k }
 }
 
-/// Write `text` to `path` through a temporary file in the same folder and a rename.
-pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), CliError> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    fs_err::create_dir_all(dir).map_err(CliError::user)?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "results.json".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    fs_err::write(&tmp, text).map_err(CliError::internal)?;
-    fs_err::rename(&tmp, path).map_err(|e| {
-        let _ = fs_err::remove_file(&tmp);
-        CliError::internal(e)
-    })
-}
-
 pub fn run(args: RetrieveArgs) -> CliResult {
     if args.output.exists() && !args.force {
         return Err(CliError::user(format!(
@@ -130,7 +111,10 @@ pub fn run(args: RetrieveArgs) -> CliResult {
         }));
     }
     let text = serde_json::to_string_pretty(&records).map_err(CliError::internal)? + "\n";
-    write_atomic(&args.output, &text)?;
+    if let Some(dir) = args.output.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs_err::create_dir_all(dir).map_err(CliError::user)?;
+    }
+    anser_runstore::write_atomic(&args.output, text.as_bytes()).map_err(CliError::internal)?;
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,

@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 
 use super::{CliError, CliResult, SelectionArgs};
 
+/// Folder of a run's own LLM response cache, inside its run directory.
+pub const RUN_CACHE_DIR: &str = "llm-cache";
+
 /// How tasks are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MethodName {
@@ -91,9 +94,13 @@ pub struct RunArgs {
     context_token_budget: u64,
     #[command(flatten)]
     selection: SelectionArgs,
-    /// Continue an interrupted run with the same settings, skipping finished tasks.
+    /// Continue an interrupted run with the same settings: finished tasks are kept, tasks that
+    /// ended in request_error or timeout are run again (see --no-retry-failed).
     #[arg(long)]
     resume: bool,
+    /// With --resume: keep the request_error/timeout results instead of retrying those tasks.
+    #[arg(long, requires = "resume")]
+    no_retry_failed: bool,
     /// Number of tasks answered at once.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
@@ -127,7 +134,8 @@ pub struct RunArgs {
     /// Attempts per LLM request (first try included).
     #[arg(long, default_value_t = anser_llm::retry::DEFAULT_MAX_ATTEMPTS)]
     max_attempts: u32,
-    /// Response cache directory (content-addressed); default RUN_DIR/../.llm-cache.
+    /// Response cache directory (content-addressed) shared with other runs; default: the run's
+    /// own RUN_DIR/llm-cache, so no run answers from another run's cache.
     #[arg(long)]
     cache_dir: Option<PathBuf>,
     /// Answer strictly from the response cache; fail on the first miss.
@@ -241,6 +249,7 @@ pub fn run_command(args: RunArgs) -> CliResult {
         tasks,
         concurrency: args.concurrency,
         resume: args.resume,
+        retry_failed: !args.no_retry_failed,
         deadline,
         quiet: args.quiet,
         settings,
@@ -342,7 +351,14 @@ fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<
         timeout: Duration::from_secs_f64(args.timeout),
         ..RetryPolicy::default()
     };
-    let cache_dir = args.cache_dir.clone().unwrap_or_else(|| args.output_dir.join(".llm-cache"));
+    // The run's own cache lives in its directory, which `run` creates later: the cache creates
+    // its folder on the first write.
+    let cache_dir = args.cache_dir.clone().unwrap_or_else(|| args.output_dir.join(&args.run_name).join(RUN_CACHE_DIR));
+    if args.replay && args.cache_dir.is_none() && !args.resume {
+        return Err(CliError::user(
+            "--replay answers from a recorded cache: name it with --cache-dir (a run's own is RUN_DIR/llm-cache)",
+        ));
+    }
     let mode = if args.replay { CacheMode::Replay } else { CacheMode::ReadWrite };
     let cache = ResponseCache::open(cache_dir, mode).map_err(CliError::user)?;
     Client::new(endpoint, ClientOptions { retry, cache: Some(cache) }).map_err(CliError::user)
@@ -366,6 +382,22 @@ fn agent_error(e: anser_agent::Error) -> CliError {
 }
 
 fn report(summary: &RunSummary) {
+    if summary.retried > 0 {
+        println!(
+            "resume: {} task(s) that ended in request_error or timeout retried (earlier attempts kept in {}; --no-retry-failed keeps their results)",
+            summary.retried,
+            anser_agent::run::RETRIED_RESULTS_FILE
+        );
+    }
+    if summary.failed_kept > 0 {
+        println!("resume: {} request_error/timeout result(s) kept (--no-retry-failed)", summary.failed_kept);
+    }
+    if summary.orphan_trace_lines > 0 {
+        println!(
+            "resume: {} trace line(s) of tasks without a journal record dropped (interrupted before their result was recorded)",
+            summary.orphan_trace_lines
+        );
+    }
     let statuses: Vec<String> = summary.by_status.iter().map(|(s, n)| format!("{s}: {n}")).collect();
     println!(
         "run {}: {} selected, {} finished earlier, {} finished now ({}) in {:.1} s",

@@ -76,3 +76,108 @@ fn bad_inputs_are_one_line_errors_with_exit_code_2() {
         assert!(err.contains(needle), "names the file: {err}");
     }
 }
+
+/// A small results file (every example task, empty answers) and its bytes.
+fn example_results(path: &std::path::Path) -> Vec<u8> {
+    let bench = anser_manifest::load_public_tasks(&crate::common::examples_query()).expect("examples load");
+    let records: Vec<serde_json::Value> = bench
+        .iter()
+        .map(|t| serde_json::json!({"id": t.id, "answer": "", "retrieved_evidence": [], "latency": 0.5, "generation_status": "ok"}))
+        .collect();
+    let bytes = serde_json::to_vec_pretty(&records).expect("json");
+    std::fs::write(path, &bytes).expect("write results");
+    bytes
+}
+
+fn eval_to(input: &std::path::Path, output: Option<&std::path::Path>, extra: &[&str]) -> std::process::Output {
+    let bench = crate::common::examples_query();
+    let mut args = vec![
+        "eval",
+        input.to_str().expect("utf8"),
+        "--benchmark-dir",
+        bench.to_str().expect("utf8"),
+        "--skip-llm-judge",
+        "--format",
+        "csv",
+    ];
+    if let Some(o) = output {
+        args.extend(["--output", o.to_str().expect("utf8")]);
+    }
+    args.extend(extra);
+    anser(&args)
+}
+
+/// `--output` naming an input — the results file itself, under another spelling, through a
+/// symlink or a hard link, a run directory's results.json, a file of a results directory — is
+/// refused with exit code 2 and the input is left byte for byte, even with `--force`.
+#[test]
+fn eval_never_writes_over_an_input() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let results = tmp.path().join("results.json");
+    let bytes = example_results(&results);
+    let respelled = tmp.path().join(".").join("results.json");
+    let link = tmp.path().join("link.json");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&results, &link).expect("symlink");
+    let hard = tmp.path().join("hard.json");
+    std::fs::hard_link(&results, &hard).expect("hard link");
+    for (input, output) in [(&results, &results), (&results, &respelled), (&link, &results), (&results, &hard)] {
+        if !input.exists() {
+            continue;
+        }
+        for force in [false, true] {
+            let o = eval_to(input, Some(output), if force { &["--force"] } else { &[] });
+            assert_eq!(o.status.code(), Some(2), "{} -> {}: {}", input.display(), output.display(), stderr(&o));
+            assert!(stderr(&o).contains("input"), "{}", stderr(&o));
+            assert_eq!(std::fs::read(&results).expect("read"), bytes, "the input is untouched");
+        }
+    }
+
+    let run_dir = tmp.path().join("run");
+    std::fs::create_dir(&run_dir).expect("mkdir");
+    let run_results = run_dir.join("results.json");
+    let run_bytes = example_results(&run_results);
+    let o = eval_to(&run_dir, Some(&run_results), &["--force"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&run_results).expect("read"), run_bytes);
+
+    let many = tmp.path().join("many");
+    std::fs::create_dir(&many).expect("mkdir");
+    let a = many.join("a.json");
+    let a_bytes = example_results(&a);
+    example_results(&many.join("b.json"));
+    let o = eval_to(&many, Some(&a), &["--force"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&a).expect("read"), a_bytes);
+}
+
+/// An existing `--output` is replaced only with `--force`; the default output (the evaluation's
+/// own derived file) is regenerated.
+#[test]
+fn an_existing_output_needs_force() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let results = tmp.path().join("results.json");
+    example_results(&results);
+    let output = tmp.path().join("scores.json");
+    std::fs::write(&output, "keep me").expect("write");
+    let o = eval_to(&results, Some(&output), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&output).expect("read"), "keep me");
+    let o = eval_to(&results, Some(&output), &["--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&output).expect("read")).expect("json");
+    assert!(written.get("files").is_some());
+    for _ in 0..2 {
+        let o = eval_to(&results, None, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert!(tmp.path().join("results.evaluation.json").is_file());
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("ls")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file left");
+}

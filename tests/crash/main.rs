@@ -1,6 +1,9 @@
 //! Crash test of the run loop: start `anser run`, SIGKILL it at a random moment, resume, and
-//! check that every selected task is recorded exactly once and that the results finished before
-//! the kill are unchanged. Seeded, so a failure reproduces.
+//! check that every selected task is recorded exactly once, that the results finished before
+//! the kill are unchanged, and that the trace is complete: right after the kill every journaled
+//! task already has its whole trace (`task_start` … `task_end`), and after the resume every task
+//! has exactly one trace and no trace belongs to an unrecorded task. Seeded, so a failure
+//! reproduces.
 
 use std::{
     collections::HashMap,
@@ -19,6 +22,23 @@ fn journal(dir: &Path) -> Vec<Value> {
     // Only complete lines: a torn last line is what a kill leaves behind.
     let complete = text.rfind('\n').map_or("", |i| &text[..=i]);
     complete.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("journal line")).collect()
+}
+
+/// `task_start` and `task_end` events per task id in the run's trace (complete lines only).
+fn trace_events(dir: &Path) -> HashMap<String, (usize, usize)> {
+    let text = std::fs::read_to_string(dir.join("trace.jsonl")).unwrap_or_default();
+    let complete = text.rfind('\n').map_or("", |i| &text[..=i]);
+    let mut events: HashMap<String, (usize, usize)> = HashMap::new();
+    for line in complete.lines().filter(|l| !l.trim().is_empty()) {
+        let e: Value = serde_json::from_str(line).expect("trace line");
+        let counts = events.entry(e["task_id"].as_str().expect("task id").to_string()).or_default();
+        match e["event"].as_str() {
+            Some("task_start") => counts.0 += 1,
+            Some("task_end") => counts.1 += 1,
+            _ => {}
+        }
+    }
+    events
 }
 
 fn run(base: &str, out: &Path, resume: bool) -> Command {
@@ -73,6 +93,12 @@ fn main() {
         if !finished_on_its_own && before.len() < 18 {
             killed_mid_run += 1;
         }
+        // No finished task without its trace, at the moment of the kill.
+        let traced = trace_events(&dir);
+        for id in before.keys() {
+            let (starts, ends) = traced.get(id).copied().unwrap_or_default();
+            assert!(starts >= 1 && ends >= 1, "trial {trial}: {id} is journaled but its trace is missing or cut");
+        }
         let output = run(&base, tmp.path(), true).output().expect("resume runs");
         assert!(output.status.success(), "trial {trial}: resume failed: {}", String::from_utf8_lossy(&output.stderr));
         let after = journal(&dir);
@@ -82,6 +108,12 @@ fn main() {
             assert!(seen.insert(id.clone(), r.clone()).is_none(), "trial {trial}: {id} recorded twice");
         }
         assert_eq!(seen.len(), 18, "trial {trial}: every task exactly once");
+        let traced = trace_events(&dir);
+        assert_eq!(traced.len(), 18, "trial {trial}: a trace for every task and for no other");
+        for (id, counts) in &traced {
+            assert!(seen.contains_key(id), "trial {trial}: trace of unrecorded task {id}");
+            assert_eq!(*counts, (1, 1), "trial {trial}: {id} must have exactly one trace");
+        }
         for (id, r) in &before {
             assert_eq!(seen.get(id), Some(r), "trial {trial}: finished result {id} changed on resume");
         }

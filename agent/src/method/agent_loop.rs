@@ -4,8 +4,15 @@
 //!
 //! Budgets: steps (model turns), total tokens of the task, and the per-task deadline (the final
 //! answer is forced when less than [`AgentParams::force_fraction`] of it remains). A malformed
-//! tool call is answered with an error message the model can act on, never a crash. Every
-//! step is a trace event with its latency and tokens, by stage.
+//! tool call is answered with an error message the model can act on, never a crash, and the
+//! conversation sent back carries `{}` as that call's arguments instead of the broken text:
+//! strict servers (llama.cpp's `llama-server`) parse every earlier tool call and reject the whole
+//! request otherwise. Every step is a trace event with its latency and tokens, by stage.
+//!
+//! Honest status: the task's `errors` keep every failed tool call in order, whatever the final
+//! status; an `answer` whose value is missing, empty or fails the task's contract is rejected
+//! (the model may resubmit) and never recorded as `ok`; a task that ends `unparseable` or
+//! `empty_response` says why in its `errors`.
 
 use std::{
     path::PathBuf,
@@ -254,7 +261,9 @@ impl TaskState<'_> {
     /// Execute one tool call synchronously (SQL, compute and retrieval block).
     fn execute(&mut self, call: &ToolCall, trace: &mut TaskTrace) -> ToolOutcome {
         let started = Instant::now();
-        let args = match call.arguments_json() {
+        // Some servers send "" for a call without arguments (e.g. `schema`): that means `{}`.
+        let parsed = if call.arguments.trim().is_empty() { Ok(json!({})) } else { call.arguments_json() };
+        let args = match parsed {
             Ok(Value::Object(m)) => Value::Object(m),
             Ok(Value::Null) => json!({}),
             Ok(other) => {
@@ -395,6 +404,9 @@ impl TaskState<'_> {
 
     fn answer(&self, args: &Value) -> Result<ToolOutcome> {
         let answer = args.get("answer").cloned().ok_or_else(|| Error::Answer("`answer` is required".into()))?;
+        if is_empty_answer(&answer) {
+            return Err(Error::Answer(format!("the answer is empty ({answer}); submit the answer itself")));
+        }
         let mut evidence: Vec<Value> = args["evidence"].as_array().cloned().unwrap_or_default();
         if let Some(from) = args.get("evidence_from").filter(|v| v.is_object()) {
             let stored = self.result_ref(from["result"].as_str().unwrap_or_default())?;
@@ -489,9 +501,9 @@ impl AgentMethod {
                 .with_max_tokens(self.params.max_tokens_per_call);
             let response = match self.call(&request, step, trace, &mut usage).await {
                 Ok(r) => r,
-                Err(e) => return Solved::failed(GenerationStatus::RequestError, state.seen_evidence, e, usage),
+                Err(e) => return failed_after(errors, GenerationStatus::RequestError, state.seen_evidence, e, usage),
             };
-            messages.push(response.to_message());
+            messages.push(history_message(&response));
             if response.tool_calls.is_empty() {
                 // A plain reply is taken as the final answer (the model skipped the answer tool).
                 return self.final_from_text(task, &state, response.text(), usage, errors);
@@ -510,19 +522,13 @@ impl AgentMethod {
                         messages.push(Message::tool(call.id.clone(), m));
                     }
                     ToolOutcome::Final { answer, evidence, flags } => {
-                        return Solved {
-                            answer,
-                            evidence,
-                            status: GenerationStatus::Ok,
-                            errors: Vec::new(),
-                            usage,
-                            flags,
-                        };
+                        return Solved { answer, evidence, status: GenerationStatus::Ok, errors, usage, flags };
                     }
                 }
             }
         }
         // Budget exhausted: one last call without tools.
+        errors.push("budget exhausted (steps, tokens or time); final answer forced without tools".into());
         messages.push(Message::user(
             "The budget is exhausted. Reply now with one JSON object {\"answer\": ..., \"evidence\": [...]} and nothing else.",
         ));
@@ -531,7 +537,7 @@ impl AgentMethod {
             .with_max_tokens(self.params.max_tokens_per_call);
         match self.call(&request, self.params.max_steps, trace, &mut usage).await {
             Ok(r) => self.final_from_text(task, &state, r.text(), usage, errors),
-            Err(e) => Solved::failed(GenerationStatus::RequestError, state.seen_evidence, e, usage),
+            Err(e) => failed_after(errors, GenerationStatus::RequestError, state.seen_evidence, e, usage),
         }
     }
 
@@ -584,38 +590,102 @@ impl AgentMethod {
         }
     }
 
-    /// A final answer from a plain reply: `{"answer", "evidence"}` JSON if present, else the
-    /// contract's extraction with the evidence seen through search.
+    /// A final answer from a plain reply: `{"answer", "evidence"}` JSON if present (validated
+    /// like the `answer` tool: a rejected one makes the task `unparseable` with the reason), else
+    /// the contract's extraction with the evidence seen through search.
     fn final_from_text(
         &self,
         task: &PublicTask,
         state: &TaskState<'_>,
         text: &str,
         usage: Option<Usage>,
-        errors: Vec<String>,
+        mut errors: Vec<String>,
     ) -> Solved {
+        let mut flags = vec!["answer_without_tool".to_string()];
         if let Some(Value::Object(obj)) = extract_json_object(text)
-            && obj.contains_key("answer")
-            && let ToolOutcome::Final { answer, evidence, flags } =
-                tokio::task::block_in_place(|| state.answer(&Value::Object(obj)))
-                    .unwrap_or(ToolOutcome::Message(String::new()))
+            && let Some(raw) = obj.get("answer").cloned()
         {
-            return Solved { answer, evidence, status: GenerationStatus::Ok, errors, usage, flags };
+            match tokio::task::block_in_place(|| state.answer(&Value::Object(obj))) {
+                Ok(ToolOutcome::Final { answer, evidence, flags }) => {
+                    return Solved { answer, evidence, status: GenerationStatus::Ok, errors, usage, flags };
+                }
+                Ok(ToolOutcome::Message(_)) => {}
+                Err(e) => {
+                    errors.push(format!("final reply: answer rejected: {e}"));
+                    let answer = match raw {
+                        Value::String(s) => Value::String(s),
+                        Value::Null => Value::String(String::new()),
+                        other => Value::String(other.to_string()),
+                    };
+                    let status = if is_empty_answer(&answer) {
+                        GenerationStatus::EmptyResponse
+                    } else {
+                        GenerationStatus::Unparseable
+                    };
+                    if state.seen_evidence.is_empty() {
+                        flags.push("empty_evidence".into());
+                    }
+                    return Solved { answer, evidence: state.seen_evidence.clone(), status, errors, usage, flags };
+                }
+            }
         }
-        let extracted = extract_answer(AnswerContract::of(task), text);
+        let contract = AnswerContract::of(task);
+        let extracted = extract_answer(contract, text);
         let status = if extracted.parsed {
             GenerationStatus::Ok
         } else if text.trim().is_empty() {
+            errors.push("final reply: the model's reply was empty".into());
             GenerationStatus::EmptyResponse
         } else {
+            errors.push(format!(
+                "final reply: no {contract:?} answer found in {:?}",
+                text.trim().chars().take(200).collect::<String>()
+            ));
             GenerationStatus::Unparseable
         };
-        let mut flags = vec!["answer_without_tool".to_string()];
         if state.seen_evidence.is_empty() {
             flags.push("empty_evidence".into());
         }
         Solved { answer: extracted.answer, evidence: state.seen_evidence.clone(), status, errors, usage, flags }
     }
+}
+
+/// The assistant turn as it goes back into the history: a tool call whose arguments are not a
+/// JSON object is echoed with `{}` (the tool message answering it carries the error), because
+/// strict servers parse the arguments of every earlier call and reject the whole request.
+fn history_message(response: &anser_llm::ChatResponse) -> Message {
+    let mut message = response.to_message();
+    for call in &mut message.tool_calls {
+        if call.arguments.trim().is_empty() || !matches!(call.arguments_json(), Ok(Value::Object(_))) {
+            call.arguments = "{}".into();
+        }
+    }
+    message
+}
+
+/// Whether a submitted answer carries nothing: null, a blank string, an empty object or list.
+fn is_empty_answer(answer: &Value) -> bool {
+    match answer {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Object(m) => m.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Bool(_) | Value::Number(_) => false,
+    }
+}
+
+/// A failed task that keeps the tool errors met before the failure.
+fn failed_after(
+    mut errors: Vec<String>,
+    status: GenerationStatus,
+    evidence: Vec<Value>,
+    error: String,
+    usage: Option<Usage>,
+) -> Solved {
+    let mut solved = Solved::failed(status, evidence, error, usage);
+    errors.append(&mut solved.errors);
+    solved.errors = errors;
+    solved
 }
 
 fn extract_json_object(text: &str) -> Option<Value> {
@@ -638,7 +708,33 @@ impl Solver for AgentMethod {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::shown;
+    use super::{history_message, is_empty_answer, shown};
+
+    #[test]
+    fn history_carries_only_json_object_arguments() {
+        let call = |args: &str| anser_llm::ToolCall::new("c", "sql", args);
+        let response = anser_llm::ChatResponse {
+            id: None,
+            model: None,
+            content: None,
+            reasoning: None,
+            tool_calls: vec![call(r#"{"query": "SELECT 1"#), call(""), call("[1]"), call(r#"{"query": "SELECT 2"}"#)],
+            finish_reason: Some("tool_calls".into()),
+            system_fingerprint: None,
+        };
+        let sent: Vec<String> = history_message(&response).tool_calls.into_iter().map(|c| c.arguments).collect();
+        assert_eq!(sent, ["{}", "{}", "{}", r#"{"query": "SELECT 2"}"#]);
+    }
+
+    #[test]
+    fn empty_answers_are_recognised() {
+        for empty in [json!(null), json!(""), json!("  \n"), json!({}), json!([])] {
+            assert!(is_empty_answer(&empty), "{empty}");
+        }
+        for given in [json!(0), json!(false), json!("0"), json!({"option": "a"}), json!(["x"])] {
+            assert!(!is_empty_answer(&given), "{given}");
+        }
+    }
 
     #[test]
     fn long_tool_messages_stay_valid_json() {

@@ -7,24 +7,36 @@
 //!   task files, corpus files, indexes and prompts, the tool version;
 //! - `results.journal.jsonl` — one line per finished task, fsynced (the source of truth);
 //! - `results.json` — the official results format, rewritten atomically from the journal;
-//! - `trace.jsonl` — every task's events (LLM calls, retrievals, tool calls) with timings.
+//! - `trace.jsonl` — every task's events (LLM calls, retrievals, tool calls) with timings;
+//! - `results.retried.jsonl` / `trace.retried.jsonl` — the records and trace lines of failed
+//!   attempts that a resume retried (kept, never scored).
 //!
-//! Crash safety: a `kill -9` loses at most the tasks in flight. `--resume` continues only when
-//! the settings and fingerprints match (it names what changed otherwise), skips finished tasks
-//! and never records a task twice. Ctrl-C stops scheduling, writes `results.json` and reports.
+//! Crash safety: a `kill -9` loses at most the tasks in flight. A finished task's trace lines
+//! are written and fsynced before its journal line, so every journaled task has its trace;
+//! trace lines of a task without a journal line (killed in between) are dropped when the run is
+//! resumed. `--resume` continues only when the settings and fingerprints match (it names what
+//! changed otherwise), skips finished tasks, retries the ones that ended in `request_error` or
+//! `timeout` (unless [`RunConfig::retry_failed`] is off) and never records a task twice.
+//! Ctrl-C stops scheduling, cancels the tasks in flight and waits for them to unwind while the
+//! async runtime is still alive (a task inside `block_in_place` must not wake up in a runtime
+//! that is shutting down), journals those that finished anyway, writes `results.json` and
+//! reports.
 
 mod record;
 mod trace;
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::{BTreeMap, HashMap, HashSet},
     path::{Path, PathBuf},
     sync::Arc,
     time::{Duration, Instant},
 };
 
 use anser_manifest::{PublicTask, SelectionEntry};
-use anser_runstore::{FingerprintSet, Journal, OpenMode, RunDir, RunName, read_journal_by_key, write_json_atomic};
+use anser_runstore::{
+    FingerprintSet, Journal, OpenMode, RunDir, RunName, read_journal_by_key, retain_lines, rewrite_journal,
+    write_json_atomic,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 pub use record::{GenerationStatus, ResultRecord, StageCost, Stages, round6};
 use serde::{Deserialize, Serialize};
@@ -42,6 +54,10 @@ pub const METADATA_FILE: &str = "metadata.json";
 pub const RESULTS_FILE: &str = "results.json";
 pub const JOURNAL_FILE: &str = "results.journal.jsonl";
 pub const TRACE_FILE: &str = "trace.jsonl";
+/// Records of failed attempts that a resume retried (history; not scored).
+pub const RETRIED_RESULTS_FILE: &str = "results.retried.jsonl";
+/// Trace lines of those attempts.
+pub const RETRIED_TRACE_FILE: &str = "trace.retried.jsonl";
 
 /// How often `results.json` is rewritten from the journal while a run is going.
 pub const RESULTS_REWRITE_INTERVAL: Duration = Duration::from_secs(2);
@@ -57,6 +73,9 @@ pub struct RunConfig {
     /// Task-pool size (≥ 1).
     pub concurrency: usize,
     pub resume: bool,
+    /// On resume, run again the tasks whose record ended in `request_error` or `timeout`
+    /// (`--no-retry-failed` turns this off). Successful tasks are never re-run.
+    pub retry_failed: bool,
     /// Per-task wall-clock limit.
     pub deadline: Option<Duration>,
     pub quiet: bool,
@@ -92,6 +111,12 @@ pub struct RunSummary {
     pub selected: usize,
     /// Finished in an earlier session of this run (resume).
     pub finished_before: usize,
+    /// Tasks that ended in `request_error`/`timeout` in an earlier session and were run again.
+    pub retried: usize,
+    /// Failed tasks an earlier session left that were kept because retrying was off.
+    pub failed_kept: usize,
+    /// Trace lines dropped on resume because their task had no journal line (or were torn).
+    pub orphan_trace_lines: usize,
     pub finished_now: usize,
     pub by_status: BTreeMap<String, usize>,
     /// Ctrl-C stopped the run before every task finished.
@@ -136,8 +161,20 @@ pub fn run(config: &RunConfig, solver: Arc<dyn Solver>) -> Result<RunSummary> {
 
     let previous = read_journal_by_key(&dir.file(JOURNAL_FILE), |r: &ResultRecord| r.id.clone())?;
     let selected_ids: HashMap<&str, usize> = config.tasks.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
+    let (failed, kept): (Vec<ResultRecord>, Vec<ResultRecord>) = previous
+        .records
+        .into_iter()
+        .partition(|r| retryable(r.generation_status) && selected_ids.contains_key(r.id.as_str()));
+    let (retried, failed_kept) = if failed.is_empty() || !config.retry_failed {
+        (0, failed.len())
+    } else {
+        set_aside(&dir, &failed, &kept)?;
+        (failed.len(), 0)
+    };
+    let journal_records = if config.retry_failed { kept } else { kept.into_iter().chain(failed).collect() };
+    let orphan_trace_lines = drop_orphan_trace_lines(&dir, &journal_records)?;
     let mut done: HashMap<String, ResultRecord> = HashMap::new();
-    for r in previous.records {
+    for r in journal_records {
         if selected_ids.contains_key(r.id.as_str()) {
             done.insert(r.id.clone(), r);
         }
@@ -162,11 +199,60 @@ pub fn run(config: &RunConfig, solver: Arc<dyn Solver>) -> Result<RunSummary> {
         run_dir: dir.path().to_path_buf(),
         selected: config.tasks.len(),
         finished_before,
+        retried,
+        failed_kept,
+        orphan_trace_lines,
         finished_now: state.done.len() - finished_before,
         by_status: state.by_status,
         interrupted,
         wall_seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Whether a record's task failed in a way a later attempt may fix (the endpoint, not the task).
+fn retryable(status: GenerationStatus) -> bool {
+    matches!(status, GenerationStatus::RequestError | GenerationStatus::Timeout)
+}
+
+/// Move the failed records (and their trace lines) to the `*.retried.jsonl` history and leave
+/// `kept` as the journal. The history is appended and fsynced first, then the journal is
+/// rewritten atomically: a crash in between repeats history lines, it never loses a record.
+fn set_aside(dir: &RunDir, failed: &[ResultRecord], kept: &[ResultRecord]) -> Result<()> {
+    let ids: HashSet<&str> = failed.iter().map(|r| r.id.as_str()).collect();
+    let mut history = Journal::open(&dir.file(RETRIED_RESULTS_FILE))?;
+    for r in failed {
+        history.append(r)?;
+    }
+    let trace = match fs_err::read(dir.file(TRACE_FILE)) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
+    let lines: Vec<&[u8]> = trace
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| l.ends_with(b"\n") && task_of_line(l).is_some_and(|id| ids.contains(id.as_str())))
+        .collect();
+    if !lines.is_empty() {
+        let tracer = TraceWriter::open(&dir.file(RETRIED_TRACE_FILE))?;
+        tracer.write_raw(&lines.concat())?;
+    }
+    rewrite_journal(&dir.file(JOURNAL_FILE), kept)?;
+    Ok(())
+}
+
+/// The task id of one trace line, if it parses.
+fn task_of_line(line: &[u8]) -> Option<String> {
+    serde_json::from_slice::<trace::TraceLineId>(line).ok().map(|t| t.task_id)
+}
+
+/// Drop trace lines whose task has no journal record (written before a crash that came before
+/// the journal line, or set aside for a retry) and a torn last line; returns how many went.
+fn drop_orphan_trace_lines(dir: &RunDir, journal: &[ResultRecord]) -> Result<usize> {
+    let ids: HashSet<&str> = journal.iter().map(|r| r.id.as_str()).collect();
+    // A complete line that does not parse has no known task: keep it rather than guess.
+    let kept =
+        retain_lines(&dir.file(TRACE_FILE), |line| task_of_line(line).is_none_or(|id| ids.contains(id.as_str())))?;
+    Ok(kept.dropped + usize::from(kept.torn_bytes > 0))
 }
 
 struct LoopState {
@@ -202,23 +288,46 @@ async fn drive(
             joined = in_flight.join_next() => {
                 let Some(joined) = joined else { continue };
                 let (record, trace) = joined.map_err(|e| Error::Internal(format!("a task panicked or was cancelled: {e}")))?;
-                state.journal.append(&record)?;
-                state.tracer.write(&trace)?;
-                let status = serde_json::to_value(record.generation_status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-                *state.by_status.entry(status).or_insert(0) += 1;
-                state.done.insert(record.id.clone(), record);
-                progress.inc(1);
-                progress.set_message(status_line(&state.by_status));
+                state.commit(record, &trace, progress)?;
                 if state.last_write.elapsed() >= RESULTS_REWRITE_INTERVAL {
                     write_results(dir, config, &state.done)?;
                     state.last_write = Instant::now();
                 }
             }
             _ = &mut ctrl_c => {
+                // Cancel, then wait for every task to unwind while the runtime still runs: a
+                // task inside `block_in_place` (retrieval, SQL) resumes polling when its blocking
+                // call returns, and would panic in a runtime that is being shut down.
                 in_flight.abort_all();
+                while let Some(joined) = in_flight.join_next().await {
+                    match joined {
+                        Ok((record, trace)) => state.commit(record, &trace, progress)?,
+                        Err(e) if e.is_cancelled() => {}
+                        Err(e) => return Err(Error::Internal(format!("a task panicked: {e}"))),
+                    }
+                }
                 return Ok(true);
             }
         }
+    }
+}
+
+impl LoopState {
+    /// Record one finished task: its trace first (fsynced), then its journal line (fsynced), so
+    /// a crash between the two leaves trace lines without a record (dropped on resume), never a
+    /// record without its trace.
+    fn commit(&mut self, record: ResultRecord, trace: &TaskTrace, progress: &ProgressBar) -> Result<()> {
+        self.tracer.write(trace)?;
+        self.journal.append(&record)?;
+        let status = serde_json::to_value(record.generation_status)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        *self.by_status.entry(status).or_insert(0) += 1;
+        self.done.insert(record.id.clone(), record);
+        progress.inc(1);
+        progress.set_message(status_line(&self.by_status));
+        Ok(())
     }
 }
 

@@ -3,7 +3,9 @@
 //! error) — so a run can be audited and per-stage cost can be reported without re-running it.
 //!
 //! Events of a task are buffered in a [`TaskTrace`] and written together when the task ends (a
-//! task's lines are contiguous even with concurrency); the writer flushes after every task.
+//! task's lines are contiguous even with concurrency). The writer fsyncs after every task, and
+//! the run loop writes a task's trace *before* its journal line: a journaled task always has its
+//! trace, and trace lines without a journal line (a crash in between) are dropped on resume.
 
 use std::{
     io::Write,
@@ -54,6 +56,12 @@ pub struct TraceEvent {
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+/// Just the task id of a trace line (to filter lines without parsing their details).
+#[derive(Deserialize)]
+pub(crate) struct TraceLineId {
+    pub task_id: String,
 }
 
 /// The events of one task, in order.
@@ -132,7 +140,7 @@ impl TraceWriter {
         Ok(TraceWriter { path: path.to_path_buf(), file: Mutex::new(file) })
     }
 
-    /// Write all events of a task and flush.
+    /// Write all events of a task in one `write_all` and fsync them.
     pub fn write(&self, trace: &TaskTrace) -> Result<()> {
         let mut buf = Vec::new();
         for e in &trace.events {
@@ -141,7 +149,15 @@ impl TraceWriter {
         }
         let mut file = self.file.lock().map_err(|_| Error::Internal("trace writer poisoned".into()))?;
         file.write_all(&buf)?;
-        file.flush()?;
+        file.sync_data()?;
+        Ok(())
+    }
+
+    /// Append complete trace lines as they are (moving them to another file) and fsync them.
+    pub fn write_raw(&self, lines: &[u8]) -> Result<()> {
+        let mut file = self.file.lock().map_err(|_| Error::Internal("trace writer poisoned".into()))?;
+        file.write_all(lines)?;
+        file.sync_data()?;
         Ok(())
     }
 

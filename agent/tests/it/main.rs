@@ -5,6 +5,7 @@ mod boundary;
 mod compute;
 mod fixtures;
 mod hostile;
+mod interrupt;
 mod sample;
 mod sql_guard;
 mod stats;

@@ -76,14 +76,59 @@ async fn embeddings_are_cached_per_batch() {
     assert_eq!(server.requests().len(), 2);
 }
 
+/// A corrupt entry costs no answer in read-write mode: the request goes to the server, the
+/// problem is counted (and printed once), and the entry is recorded again. Replay mode, which has
+/// no server to ask, names the entry.
 #[tokio::test]
-async fn corrupt_entries_are_named() {
+async fn corrupt_entries_are_skipped_and_rerecorded_but_named_in_replay() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = MockServer::start(MockConfig::instant()).expect("mock");
-    let rw = client(&server, dir.path(), CacheMode::ReadWrite, "");
+    let cache = ResponseCache::open(dir.path(), CacheMode::ReadWrite).expect("cache");
+    let rw = Client::new(endpoint(&server, ""), ClientOptions { retry: fast_policy(), cache: Some(cache.clone()) })
+        .expect("client");
     let out = rw.chat(&ask("alpha")).await.expect("miss");
-    let path = ResponseCache::open(dir.path(), CacheMode::ReadWrite).expect("cache").path(&out.cache_key);
+    let path = cache.path(&out.cache_key);
+    for corruption in ["{truncated", r#"{"v": 1, "key": "other", "response": {}}"#, r#"{"v":1}"#] {
+        fs_err::write(&path, corruption).expect("corrupt");
+        let again = rw.chat(&ask("alpha")).await.expect("a corrupt entry is not a lost answer");
+        assert!(!again.cached, "answered by the server");
+        assert_eq!(again.response.text(), out.response.text());
+    }
+    assert_eq!(cache.corrupt_entries(), 3);
+    assert_eq!(server.requests().len(), 4);
+    let hit = rw.chat(&ask("alpha")).await.expect("re-recorded");
+    assert!(hit.cached, "the entry was written again");
+
+    // A body that is valid JSON but not a chat completion is corrupt too.
+    fs_err::write(&path, format!(r#"{{"v": 1, "key": "{}", "response": {{"choices": []}}}}"#, out.cache_key))
+        .expect("corrupt");
+    assert!(!rw.chat(&ask("alpha")).await.expect("answered").cached);
+    assert_eq!(cache.corrupt_entries(), 4);
+
     fs_err::write(&path, "{truncated").expect("corrupt");
-    let err = rw.chat(&ask("alpha")).await.expect_err("corrupt");
+    let replay = client(&server, dir.path(), CacheMode::Replay, "");
+    let err = replay.chat(&ask("alpha")).await.expect_err("replay cannot ask the server");
     assert!(err.to_string().contains(&path.display().to_string()) && err.to_string().contains("delete it"), "{err}");
+}
+
+/// A cache folder that cannot be created costs no answer either: every reply is returned and
+/// the failed writes are counted.
+#[tokio::test]
+async fn an_unwritable_cache_folder_keeps_every_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let blocker = dir.path().join("a-file");
+    fs_err::write(&blocker, "not a folder").expect("write");
+    let server = MockServer::start(MockConfig::instant()).expect("mock");
+    let cache = ResponseCache::open(blocker.join("cache"), CacheMode::ReadWrite).expect("opening writes nothing");
+    let rw = Client::new(endpoint(&server, ""), ClientOptions { retry: fast_policy(), cache: Some(cache.clone()) })
+        .expect("client");
+    for q in ["alpha", "beta", "alpha"] {
+        let out = rw.chat(&ask(q)).await.expect("answered although the cache cannot be written");
+        assert!(!out.cached);
+        assert!(!out.response.text().is_empty());
+    }
+    let emb = rw.embed(&EmbeddingRequest::new(vec!["x".into()])).await.expect("embedded");
+    assert_eq!(emb.vectors.len(), 1);
+    assert_eq!(cache.write_failures(), 4);
+    assert_eq!(server.requests().len(), 4);
 }

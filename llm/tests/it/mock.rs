@@ -1,7 +1,7 @@
 use std::time::{Duration, Instant};
 
 use anser_llm::mock::{Fault, FaultInjection, Matcher, MockConfig, MockServer, Reply, Rule};
-use anser_llm::{ChatRequest, Message};
+use anser_llm::{ChatRequest, Client, ClientOptions, Message};
 
 use crate::{fast_policy, setup, setup_with};
 
@@ -61,10 +61,7 @@ fn seeded_fault_injection_repeats_exactly() {
         let server = MockServer::start(config).expect("mock");
         let client = anser_llm::BlockingClient::new(
             crate::endpoint(&server, ""),
-            anser_llm::ClientOptions {
-                retry: anser_llm::RetryPolicy { max_attempts: 1, ..fast_policy() },
-                cache: None,
-            },
+            ClientOptions { retry: anser_llm::RetryPolicy { max_attempts: 1, ..fast_policy() }, cache: None },
         )
         .expect("client");
         (0..30).map(|_| client.chat(&ChatRequest::new(vec![Message::user("q")])).is_ok()).collect::<Vec<bool>>()
@@ -103,4 +100,28 @@ fn raw_get(server: &MockServer, path: &str) -> String {
     let mut out = String::new();
     s.read_to_string(&mut out).expect("read");
     out
+}
+
+/// A long-running server (`anser mock-llm`) keeps counters, not a record that grows with every
+/// request; the test library's default records.
+#[tokio::test]
+async fn a_server_config_keeps_no_request_record() {
+    let server = MockServer::start(MockConfig { delay: Duration::ZERO, ..MockConfig::server() }).expect("mock");
+    let client = Client::new(crate::endpoint(&server, ""), ClientOptions::default()).expect("client");
+    for i in 0..40 {
+        client.chat(&ChatRequest::new(vec![Message::user(format!("q{i}"))])).await.expect("answer");
+    }
+    server.set_faults(Some(FaultInjection { rate: 1.0, seed: 1, kinds: vec![Fault::Status(400)] })).expect("faults");
+    assert!(client.chat(&ChatRequest::new(vec![Message::user("x")])).await.is_err());
+    assert_eq!(server.served(), 41);
+    assert_eq!(server.faults_injected(), 1);
+    assert!(server.requests().is_empty(), "nothing recorded");
+    server.set_faults(None).expect("no faults");
+    assert!(client.chat(&ChatRequest::new(vec![Message::user("y")])).await.is_ok());
+    assert!(server.set_faults(Some(FaultInjection { rate: 2.0, seed: 1, kinds: vec![] })).is_err());
+
+    let recording = MockServer::start(MockConfig::instant()).expect("mock");
+    let client = Client::new(crate::endpoint(&recording, ""), ClientOptions::default()).expect("client");
+    client.chat(&ChatRequest::new(vec![Message::user("q")])).await.expect("answer");
+    assert_eq!(recording.requests().len(), 1);
 }

@@ -1,6 +1,6 @@
 use std::{io::Write, path::Path, process::Command, time::Duration};
 
-use anser_runstore::{Error, Journal, read_journal, read_journal_by_key};
+use anser_runstore::{Error, Journal, Retained, read_journal, read_journal_by_key, retain_lines, rewrite_journal};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -135,4 +135,41 @@ fn survives_kill_9() {
     assert_eq!(again.records.len(), ids.len() + 1);
     assert_eq!(again.records.last(), Some(&rec(next)));
     assert_eq!(again.torn_bytes, 0);
+}
+
+#[test]
+fn rewrite_replaces_the_records_atomically() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("j.jsonl");
+    let mut j = Journal::open(&path).expect("open");
+    for i in 0..4 {
+        j.append(&rec(i)).expect("append");
+    }
+    drop(j);
+    rewrite_journal(&path, &[rec(0), rec(2)]).expect("rewrite");
+    assert_eq!(read_journal::<Rec>(&path).expect("read").records, vec![rec(0), rec(2)]);
+    let mut j = Journal::open(&path).expect("reopen");
+    j.append(&rec(9)).expect("append");
+    assert_eq!(read_journal::<Rec>(&path).expect("read").records, vec![rec(0), rec(2), rec(9)]);
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into())
+        .collect();
+    assert_eq!(names, vec!["j.jsonl".to_string()], "no temporary file left");
+}
+
+#[test]
+fn retain_lines_drops_refused_and_torn_lines_and_leaves_clean_files_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("t.jsonl");
+    assert_eq!(retain_lines(&path, |_| true).expect("missing file"), Retained::default());
+    assert!(!path.exists(), "a missing file stays missing");
+    std::fs::write(&path, "{\"k\":1}\n{\"k\":2}\n\n{\"k\":3}\n{\"k\":4").expect("write");
+    let stats = retain_lines(&path, |l| !l.ends_with(b"2}")).expect("retain");
+    assert_eq!(stats, Retained { kept: 2, dropped: 1, torn_bytes: 6 });
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "{\"k\":1}\n{\"k\":3}\n");
+    let modified = std::fs::metadata(&path).expect("meta").modified().expect("mtime");
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(retain_lines(&path, |_| true).expect("retain"), Retained { kept: 2, dropped: 0, torn_bytes: 0 });
+    assert_eq!(std::fs::metadata(&path).expect("meta").modified().expect("mtime"), modified, "not rewritten");
 }
