@@ -61,6 +61,28 @@ pub struct Generation {
     pub usage: TokenUsage,
     pub latency_ms: f64,
     pub attempts: u32,
+    /// The content was a plain string: its first think block is cut before judging.
+    #[serde(default = "plain_default")]
+    pub plain: bool,
+    /// `model_length` / `content_filter` when an HTTP client error became the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+fn plain_default() -> bool {
+    true
+}
+
+impl Generation {
+    /// What is pasted into the judge prompt: in `--mode evalscope` the completion with its
+    /// first think block cut (EvalScope's prediction), in `--mode official` the text as is.
+    pub fn prediction(&self, mode: crate::verdict::Mode) -> String {
+        let text = self.response.clone().unwrap_or_default();
+        match mode {
+            crate::verdict::Mode::Evalscope if self.plain => crate::transport::cleave_think(&text),
+            _ => text,
+        }
+    }
 }
 
 /// Totals of one `generate` invocation.
@@ -165,6 +187,8 @@ pub fn generate(
                             usage: reply.usage,
                             latency_ms: reply.latency_ms,
                             attempts: reply.attempts,
+                            plain: reply.plain,
+                            stop_reason: reply.stop_reason,
                         },
                         Err(e) => Generation {
                             id: record.id.clone(),
@@ -174,6 +198,8 @@ pub fn generate(
                             usage: TokenUsage::default(),
                             latency_ms: 0.0,
                             attempts: 0,
+                            plain: true,
+                            stop_reason: None,
                         },
                     };
                     let appended = journal
