@@ -555,6 +555,46 @@ mod tests {
         assert_eq!(cleave_think("<thinking>a</think>"), "<thinking>a</think>");
     }
 
+    fn status(status: u16, retry_after: Option<f64>, should_retry: Option<bool>) -> HttpOutcome {
+        HttpOutcome::Status { status, body: String::new(), retry_after, should_retry }
+    }
+
+    fn run(outcomes: Vec<HttpOutcome>) -> (CallResult, Vec<Duration>) {
+        let sleeper = RecordingSleeper::default();
+        let mut queue = outcomes.into_iter();
+        let ok = json!({"choices": [{"index": 0, "message": {"content": "ok"}}]});
+        let result = call_with_retries(&RetrySchedule::default(), &sleeper, &mut || {
+            queue.next().unwrap_or_else(|| HttpOutcome::Body(ok.clone()))
+        });
+        (result, sleeper.waits())
+    }
+
+    #[test]
+    fn retry_schedule_edges() {
+        let ms = Duration::from_millis;
+        // Retry-After above 120 s: the SDK does not retry; the attempt fails and the next one
+        // comes 10 s later.
+        let (r, waits) = run(vec![status(503, Some(300.0), None)]);
+        assert_eq!((r.requests, waits), (2, vec![Duration::from_secs(10)]));
+        // x-should-retry overrides the status rule both ways.
+        let (r, waits) = run(vec![status(400, None, Some(true))]);
+        assert_eq!((r.requests, waits, r.result.is_ok()), (2, vec![ms(500)], true));
+        let (r, waits) = run(vec![status(500, None, Some(false))]);
+        assert_eq!((r.requests, waits), (2, vec![Duration::from_secs(10)]));
+        // 413 is not retried by the SDK but is by EvalScope's attempts; 401 by neither.
+        let (r, waits) = run(vec![status(413, None, None)]);
+        assert_eq!((r.requests, waits), (2, vec![Duration::from_secs(10)]));
+        let (r, waits) = run(vec![status(401, None, None)]);
+        assert_eq!((r.requests, waits.len(), r.result.is_err()), (1, 0, true));
+        // Connection errors and retry-after-ms.
+        let (r, waits) = run(vec![
+            HttpOutcome::Connection("refused".into()),
+            status(429, Some(0.25), None),
+            status(502, None, None),
+        ]);
+        assert_eq!((r.requests, waits), (4, vec![ms(500), ms(250), Duration::from_secs(10)]));
+    }
+
     #[test]
     fn choices_by_index_refusal_and_reasoning() {
         let body = json!({"choices": [
