@@ -136,7 +136,8 @@ impl Dataset {
     pub fn parse_with(text: &str, loading: Loading) -> Self {
         let mut dataset = Dataset::default();
         let mut seen = HashSet::new();
-        let mut lines: Vec<(usize, Value)> = Vec::new();
+        let mut lines: Vec<(usize, String)> = Vec::new();
+        let mut values: Vec<Value> = Vec::new();
         for (index, line) in text.lines().enumerate() {
             let line_no = index + 1;
             if line.trim().is_empty() {
@@ -153,16 +154,16 @@ impl Dataset {
                     continue;
                 }
             };
-            lines.push((line_no, value));
+            // The id as written identifies the record (responses, outputs); the loader's
+            // rewriting of it would only change EvalScope's metadata.
+            let id = value.get("id").filter(|v| !v.is_null()).and_then(py_str).unwrap_or(format!("line-{line_no}"));
+            lines.push((line_no, id));
+            values.push(value);
         }
-        let mut values: Vec<Value> = lines.iter().map(|(_, v)| v.clone()).collect();
         if loading == Loading::Evalscope {
             crate::loader::rewrite_mixed_types(&mut values);
         }
-        for ((line_no, original), value) in lines.into_iter().zip(values) {
-            // The id as written identifies the record (responses, outputs); the loader's
-            // rewriting of it would only change EvalScope's metadata.
-            let id = original.get("id").filter(|v| !v.is_null()).and_then(py_str).unwrap_or(format!("line-{line_no}"));
+        for ((line_no, id), value) in lines.into_iter().zip(values) {
             let parsed = parse_record(&value, &id, line_no)
                 .and_then(|r| if seen.insert(r.id.clone()) { Ok(r) } else { Err(format!("duplicate id {:?}", r.id)) });
             match parsed {
