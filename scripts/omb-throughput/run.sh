@@ -6,7 +6,8 @@
 #
 # Environment: OMB_TP_WORK (/tmp/omb-throughput), OMB_TP_CONCURRENCY (8), OMB_TP_DELAY_MS (100),
 # OMB_TP_PORT (18790), OMB_TP_VENV (/tmp/omb-evalscope-venv; created with
-# `pip install evalscope==1.14.1` when missing).
+# `pip install evalscope==1.14.1` when missing), OMB_TP_PROFILE (release; `debug` builds the
+# bench without optimisation, e.g. on a machine where a release build takes too long).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -15,6 +16,7 @@ conc=${OMB_TP_CONCURRENCY:-8}
 delay=${OMB_TP_DELAY_MS:-100}
 port=${OMB_TP_PORT:-18790}
 venv=${OMB_TP_VENV:-/tmp/omb-evalscope-venv}
+profile=${OMB_TP_PROFILE:-release}
 base="http://127.0.0.1:$port/v1"
 rm -rf "$work" && mkdir -p "$work"
 
@@ -24,8 +26,12 @@ if [ ! -x "$venv/bin/python" ]; then
   "$venv/bin/pip" install -q evalscope==1.14.1
 fi
 
-(cd "$root" && cargo bench -p anser-omb --bench throughput --no-run >"$work/build.log" 2>&1)
-bin=$(ls -t "$root"/target/release/deps/throughput-* | grep -v '\.d$' | head -1)
+if [ "$profile" = release ]; then
+  (cd "$root" && cargo bench -p anser-omb --bench throughput --no-run >"$work/build.log" 2>&1)
+else
+  (cd "$root" && cargo build -p anser-omb --bench throughput >"$work/build.log" 2>&1)
+fi
+bin=$(ls -t "$root"/target/"$profile"/deps/throughput-* | grep -v '\.d$' | head -1)
 
 python3 "$here/mock_delay.py" --delay-ms "$delay" --dataset "$work/data/test.jsonl" --port "$port" >"$work/mock.log" 2>&1 &
 mock=$!
@@ -42,7 +48,7 @@ rss() { awk -F': ' '/Maximum resident set size/ {print $2}' "$1"; }
 aw=$(wall "$work/anser.time"); ew=$(wall "$work/evalscope.time")
 ar=$(rss "$work/anser.time"); er=$(rss "$work/evalscope.time")
 echo "anser:     $(cat "$work/anser.json")"
-echo "concurrency $conc, mock delay $delay ms, 400 records (400 generation + 400 judge requests each)"
+echo "profile $profile, concurrency $conc, mock delay $delay ms, 400 records (400 generation + 400 judge requests each)"
 printf '%-10s %10s %14s\n' tool wall_s peak_rss_kb
 printf '%-10s %10s %14s\n' anser "$aw" "$ar" evalscope "$ew" "$er"
 awk -v aw="$aw" -v ew="$ew" -v ar="$ar" -v er="$er" \
