@@ -1,14 +1,16 @@
 //! Economic Value and the time-sensitivity breakdown, as the official humanlaya harness reports
 //! them (spec §7); EvalScope has neither.
 //!
-//! **Value table** (`--values FILE`, the release's `economic_value.md`): a Markdown table. The
-//! first table row is the header; one or more columns name the task (`uuid`, `id`, `case_id`,
-//! `file`/`file_name`/`filename`/`task`), one column holds its value (`value`,
-//! `economic_value`, `economic value`, `价值`, `经济价值`, `price`, `amount`, `cny`, `usd`).
-//! A value cell may carry a currency sign or code and thousands separators (`¥12,000`,
-//! `$1,500.50`, `USD 900`). A task is looked up by its `uuid`, then `id`, then `case_id`, then
-//! file name (`<id>.json`), as the harness does. Its currency is decided by the task's
-//! language — CNY for `cn`, USD for `global` — not by the sign in the table.
+//! **Value table** (`--values FILE`, the release's `economic_value.md`): Markdown tables. A
+//! table is read when its header row (the row above `|---|`) has a task column (`uuid`, `id`,
+//! `case_id`, `*_id`, `file`, `task`, `name`, `编号`) and a value column (a header containing
+//! `value`, `价值`, `price`, `amount`, or a currency: `CNY`/`RMB`/`¥`/`元`, `USD`/`$`); other
+//! tables are skipped. A value cell's first number counts, thousands separators dropped, with
+//! a `万`/`亿`/`k`/`M` multiplier (`¥12,000`, `$1,500.50`, `1.2万`); `-`, `N/A` and empty cells
+//! are no value, other text is an error naming the line. A task is looked up by its `uuid`,
+//! `id`, `case_id`, then file name (`<id>.json`), as the harness does. Its currency is the
+//! task's language's — CNY for `cn`, USD for `global`: a row with a column in that currency
+//! gives that value, else its (only) value is taken in that currency.
 //!
 //! **Economic Value** sums the values of the passed tasks per currency and shows `¥X / $Y`,
 //! with `questions_passed/questions_total` counted over the tasks found in the table (a task
@@ -37,57 +39,58 @@ use crate::{
 /// this (a majority of observations).
 pub const PASS_MAJORITY: f64 = 0.5;
 
-/// Column names that identify a task, in lookup order.
-const KEY_COLUMNS: [(&str, KeyKind); 7] = [
-    ("uuid", KeyKind::Uuid),
-    ("id", KeyKind::Id),
-    ("case_id", KeyKind::CaseId),
-    ("file", KeyKind::File),
-    ("file_name", KeyKind::File),
-    ("filename", KeyKind::File),
-    ("task", KeyKind::File),
-];
+/// Currency of a value column, from its header (`CNY`, `RMB`, `¥`, `元` / `USD`, `$`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Currency {
+    Cny,
+    Usd,
+}
 
-/// Column names that hold the value.
-const VALUE_COLUMNS: [&str; 10] = [
-    "value",
-    "economic_value",
-    "economic value",
-    "价值",
-    "经济价值",
-    "price",
-    "amount",
-    "cny",
-    "usd",
-    "value (cny/usd)",
-];
+/// What a header cell names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    /// A task identifier (uuid, id, case_id, file name): all are looked up the same way.
+    Key,
+    /// A value, optionally in a stated currency.
+    Value(Option<Currency>),
+    Other,
+}
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum KeyKind {
-    Uuid,
-    Id,
-    CaseId,
-    File,
+fn column_of(header: &str) -> Column {
+    let h = header.to_lowercase().replace([' ', '-'], "_");
+    let currency = if ["cny", "rmb", "¥", "￥", "元", "人民币"].iter().any(|c| h.contains(c)) {
+        Some(Currency::Cny)
+    } else if ["usd", "$", "美元", "dollar"].iter().any(|c| h.contains(c)) {
+        Some(Currency::Usd)
+    } else {
+        None
+    };
+    let is_value = ["value", "价值", "price", "amount", "worth", "金额", "价格"].iter().any(|v| h.contains(v));
+    let is_key = h.contains("uuid")
+        || h == "id"
+        || h.ends_with("_id")
+        || h.ends_with("id")
+        || h.contains("编号")
+        || h.contains("file")
+        || h == "task"
+        || h == "name"
+        || h.contains("文件");
+    if is_value || (currency.is_some() && !is_key) {
+        Column::Value(currency)
+    } else if is_key {
+        Column::Key
+    } else {
+        Column::Other
+    }
 }
 
 /// A parsed value table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ValueTable {
-    by_key: HashMap<(KeyKindTag, String), f64>,
+    /// key → values of its row, with the currency their column states.
+    by_key: HashMap<String, Vec<(Option<Currency>, f64)>>,
     /// Data rows read.
     pub rows: usize,
-}
-
-/// Key kind as a plain tag (kept private behind [`ValueTable::lookup`]).
-type KeyKindTag = u8;
-
-fn tag(kind: KeyKind) -> KeyKindTag {
-    match kind {
-        KeyKind::Uuid => 0,
-        KeyKind::Id => 1,
-        KeyKind::CaseId => 2,
-        KeyKind::File => 3,
-    }
 }
 
 fn cells(line: &str) -> Option<Vec<String>> {
@@ -97,29 +100,51 @@ fn cells(line: &str) -> Option<Vec<String>> {
     }
     let inner = t.trim_start_matches('|');
     let inner = inner.strip_suffix('|').unwrap_or(inner);
-    Some(inner.split('|').map(|c| c.trim().trim_matches('`').trim().to_string()).collect())
+    Some(inner.split('|').map(|c| c.trim().trim_matches('`').trim().trim_matches('*').trim().to_string()).collect())
 }
 
 fn is_separator(cells: &[String]) -> bool {
     cells.iter().all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' ')))
 }
 
-/// A value cell as a number: currency signs/codes, spaces and thousands separators dropped.
+fn amount_re() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(r"-?[0-9][0-9,，]*(?:\.[0-9]+)?\s*(万|亿|[kKmM](?:[^a-zA-Z]|$))?")
+            .unwrap_or_else(|e| unreachable!("constant regex: {e}"))
+    })
+}
+
+/// A value cell as a number: the first number in it, thousands separators dropped, with a
+/// `万`/`亿`/`k`/`M` multiplier when one follows; `None` when there is no number.
 pub fn parse_amount(cell: &str) -> Option<f64> {
-    let mut s = cell.trim().to_string();
-    for code in ["CNY", "RMB", "USD", "US$", "元", "美元"] {
-        s = s.replace(code, "");
-    }
-    let s: String = s.chars().filter(|c| !matches!(c, '¥' | '￥' | '$' | ',' | '，' | ' ' | '\u{a0}')).collect();
-    if s.is_empty() {
-        return None;
-    }
-    s.parse::<f64>().ok().filter(|v| v.is_finite())
+    let m = amount_re().captures(cell)?;
+    let whole = m.get(0)?.as_str();
+    let unit = m.get(1).map(|u| u.as_str().trim());
+    let digits: String = whole
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || matches!(c, '-' | ',' | '，' | '.'))
+        .filter(|c| !matches!(c, ',' | '，'))
+        .collect();
+    let base: f64 = digits.parse().ok()?;
+    let factor = match unit.and_then(|u| u.chars().next()) {
+        Some('万') => 1e4,
+        Some('亿') => 1e8,
+        Some('k' | 'K') => 1e3,
+        Some('m' | 'M') => 1e6,
+        _ => 1.0,
+    };
+    Some(base * factor).filter(|v| v.is_finite())
+}
+
+/// Cells that mean "no value".
+fn is_blank(cell: &str) -> bool {
+    matches!(cell.trim(), "" | "-" | "—" | "–" | "n/a" | "N/A" | "NA" | "/")
 }
 
 impl ValueTable {
-    /// Read `economic_value.md`. An unreadable file, no table, no key or value column, or a
-    /// value that is not a number is an input error naming the line.
+    /// Read `economic_value.md`. An unreadable file, no usable table, or a value cell that is
+    /// not a number is an input error naming the line.
     pub fn load(path: &Path) -> Result<Self> {
         let text = fs_err::read_to_string(path).map_err(|e| Error::Input {
             path: path.to_path_buf(),
@@ -128,65 +153,73 @@ impl ValueTable {
         Self::parse(&text).map_err(|message| Error::Input { path: path.to_path_buf(), message })
     }
 
-    /// Parse the Markdown text of a value table.
+    /// Parse the Markdown text of a value table. Every table whose header (the row above a
+    /// `|---|` separator) names a task column and a value column is read; other tables (e.g.
+    /// summaries) are skipped.
     pub fn parse(text: &str) -> std::result::Result<Self, String> {
         let mut table = ValueTable::default();
-        let mut header: Option<(Vec<(usize, KeyKind)>, usize)> = None;
-        for (index, line) in text.lines().enumerate() {
-            let Some(row) = cells(line) else {
+        let rows: Vec<(usize, Option<Vec<String>>)> =
+            text.lines().enumerate().map(|(i, l)| (i + 1, cells(l))).collect();
+        let mut columns: Option<Vec<Column>> = None;
+        let mut tables_seen = 0;
+        for (i, (line, row)) in rows.iter().enumerate() {
+            let Some(row) = row else {
+                columns = None;
                 continue;
             };
-            if is_separator(&row) {
+            if is_separator(row) {
                 continue;
             }
-            let Some((keys, value_col)) = &header else {
-                let names: Vec<String> = row.iter().map(|c| c.to_lowercase()).collect();
-                let keys: Vec<(usize, KeyKind)> = names
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, n)| KEY_COLUMNS.iter().find(|(k, _)| k == n).map(|(_, kind)| (i, *kind)))
-                    .collect();
-                let value = names.iter().position(|n| VALUE_COLUMNS.contains(&n.as_str()));
-                match (keys.is_empty(), value) {
-                    (false, Some(v)) => header = Some((keys, v)),
-                    _ => {
-                        return Err(format!(
-                            "line {}: the table header needs a task column (uuid, id, case_id or file) and a value \
-                             column (value, economic_value, 价值, ...); found {row:?}",
-                            index + 1
-                        ));
-                    }
-                }
+            let next_is_separator = rows.get(i + 1).and_then(|(_, r)| r.as_ref()).is_some_and(|r| is_separator(r));
+            if next_is_separator {
+                tables_seen += 1;
+                let cols: Vec<Column> = row.iter().map(|h| column_of(h)).collect();
+                let usable = cols.contains(&Column::Key) && cols.iter().any(|c| matches!(c, Column::Value(_)));
+                columns = usable.then_some(cols);
                 continue;
-            };
-            let cell = row.get(*value_col).map_or("", String::as_str);
-            let amount =
-                parse_amount(cell).ok_or_else(|| format!("line {}: value {cell:?} is not a number", index + 1))?;
-            for (col, kind) in keys {
-                if let Some(key) = row.get(*col).filter(|k| !k.is_empty()) {
-                    table.by_key.insert((tag(*kind), key.clone()), amount);
+            }
+            let Some(cols) = &columns else { continue };
+            let mut values = Vec::new();
+            for (cell, col) in row.iter().zip(cols) {
+                if let Column::Value(currency) = col
+                    && !is_blank(cell)
+                {
+                    let amount =
+                        parse_amount(cell).ok_or_else(|| format!("line {line}: value {cell:?} is not a number"))?;
+                    values.push((*currency, amount));
+                }
+            }
+            if values.is_empty() {
+                continue;
+            }
+            for (cell, col) in row.iter().zip(cols) {
+                if *col == Column::Key && !is_blank(cell) {
+                    table.by_key.entry(cell.clone()).or_insert_with(|| values.clone());
                 }
             }
             table.rows += 1;
         }
-        if header.is_none() {
-            return Err("no Markdown table found (expected | id | value | rows)".into());
+        if table.rows == 0 {
+            return Err(if tables_seen == 0 {
+                "no Markdown table found (expected a header row such as | id | value | over a |---| row)".into()
+            } else {
+                "no table has both a task column (uuid, id, case_id or file) and a value column (value, \
+                 economic_value, 价值, price, ...) with values in it"
+                    .into()
+            });
         }
         Ok(table)
     }
 
-    /// The value of a task: by uuid, id, case_id, then file name `<id>.json`.
+    /// The value of a task in its currency (CNY for `cn`, USD otherwise): looked up by uuid,
+    /// id, case_id, then file name `<id>.json`. A row with a column in the task's currency
+    /// gives that value, else its first value.
     pub fn lookup(&self, record: &Record) -> Option<f64> {
-        let get = |kind: KeyKind, key: &str| self.by_key.get(&(tag(kind), key.to_string())).copied();
         let case_id = record.case_id.as_ref().filter(|v| !v.is_null()).and_then(py_str);
-        record
-            .uuid
-            .as_deref()
-            .and_then(|u| get(KeyKind::Uuid, u))
-            .or_else(|| get(KeyKind::Id, &record.id))
-            .or_else(|| case_id.as_deref().and_then(|c| get(KeyKind::CaseId, c)))
-            .or_else(|| get(KeyKind::File, &format!("{}.json", record.id)))
-            .or_else(|| get(KeyKind::File, &record.id))
+        let candidates = [record.uuid.clone(), Some(record.id.clone()), case_id, Some(format!("{}.json", record.id))];
+        let values = candidates.iter().flatten().find_map(|k| self.by_key.get(k))?;
+        let want = if record.language == "cn" { Currency::Cny } else { Currency::Usd };
+        values.iter().find(|(c, _)| *c == Some(want)).or_else(|| values.first()).map(|(_, v)| *v)
     }
 }
 
@@ -333,6 +366,9 @@ mod tests {
         assert_eq!(parse_amount(" $1,500.50 "), Some(1500.5));
         assert_eq!(parse_amount("USD 900"), Some(900.0));
         assert_eq!(parse_amount("n/a"), None);
+        assert_eq!(parse_amount("¥1.2万"), Some(12000.0));
+        assert_eq!(parse_amount("$15k (est.)"), Some(15000.0));
+        assert_eq!(parse_amount("12,000 元"), Some(12000.0));
         assert_eq!(format_amount(1_234_567.0), "1,234,567");
         assert_eq!(format_amount(12.5), "12.50");
         assert_eq!(format_amount(0.0), "0");

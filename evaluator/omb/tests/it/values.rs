@@ -107,8 +107,21 @@ fn value_table_lookup_by_uuid_case_id_and_file_name() {
     .expect("table");
     let values: Vec<Option<f64>> = ["a", "b", "c"].iter().map(|id| table.lookup(d.get(id).expect("record"))).collect();
     assert_eq!(values, [Some(100.0), Some(2000.5), Some(30.0)]);
-    let err = ValueTable::parse("| name | value |\n|---|---|\n| a | 1 |\n").expect_err("no key column");
+    let err = ValueTable::parse("| note | value |\n|---|---|\n| a | 1 |\n").expect_err("no key column");
     assert!(err.contains("task column"), "{err}");
+    // Several tables (a summary without a task column is skipped), per-currency columns.
+    let table = ValueTable::parse(
+        "## Summary\n\n| domain | total value |\n|---|---|\n| law | 99 |\n\n## Tasks\n\n\
+         | 题目编号 | Value (CNY) | Value (USD) |\n|---|---|---|\n| a | 1.2万 | - |\n| b | ¥700 | $100 |\n",
+    )
+    .expect("tables");
+    assert_eq!(table.rows, 2);
+    let mut cn = d.get("b").expect("b").clone();
+    cn.language = "cn".into();
+    assert_eq!(
+        (table.lookup(d.get("a").expect("a")), table.lookup(d.get("b").expect("b")), table.lookup(&cn)),
+        (Some(12_000.0), Some(100.0), Some(700.0))
+    );
     let err = ValueTable::parse("| id | value |\n|---|---|\n| a | lots |\n").expect_err("bad value");
     assert!(err.contains("line 3") && err.contains("not a number"), "{err}");
 }
