@@ -193,6 +193,13 @@ fn run_generate(args: GenerateArgs) -> CliResult {
         summary.usage.total_tokens,
         summary.latency_ms_mean.map_or_else(|| "-".into(), |ms| format!("{ms:.0} ms"))
     );
+    if summary.error_answers > 0 {
+        eprintln!(
+            "warning: {} answer(s) are the endpoint's error message (context length or content filter); they are \
+             judged as answers, as EvalScope does",
+            summary.error_answers
+        );
+    }
     if summary.failed > 0 {
         eprintln!("warning: {} record(s) failed; rerun with --resume to retry them", summary.failed);
     }

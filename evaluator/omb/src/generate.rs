@@ -94,6 +94,9 @@ pub struct GenerateSummary {
     /// Answered in an earlier invocation (resume).
     pub already_done: usize,
     pub generated: usize,
+    /// Of the generated, answers that are an HTTP client error's message (context length,
+    /// content filter), judged like any answer as EvalScope does.
+    pub error_answers: usize,
     pub failed: usize,
     pub usage: TokenUsage,
     pub latency_ms_mean: Option<f64>,
@@ -238,6 +241,7 @@ pub fn generate(
         invalid_records: dataset.invalid.len(),
         already_done: done.len(),
         generated: ok.len(),
+        error_answers: ok.iter().filter(|g| g.stop_reason.is_some()).count(),
         failed: finished.len() - ok.len(),
         usage,
         latency_ms_mean: crate::pycompat::py_mean(&latencies),

@@ -21,6 +21,8 @@ const JUDGE_MARK: &str = "### 评分项（Rubrics）";
 
 struct Env {
     mock: MockServer,
+    /// Error-message answers of the last `generate_and_judge`.
+    error_answers: std::sync::atomic::AtomicUsize,
     sleeper: Arc<RecordingSleeper>,
     backend: EvalscopeBackend,
 }
@@ -31,7 +33,7 @@ fn env() -> Env {
     let endpoint = EndpointConfig::new(&mock.base_url(), "m", ApiKey::none()).expect("endpoint");
     let backend =
         EvalscopeBackend::with_sleeper(endpoint, RetrySchedule::default(), Box::new(sleeper.clone())).expect("backend");
-    Env { mock, sleeper, backend }
+    Env { mock, sleeper, backend, error_answers: Default::default() }
 }
 
 impl Env {
@@ -55,7 +57,8 @@ impl Env {
         let settings = GenerateSettings { model: "answerer".into(), concurrency: 2, resume: false };
         let name = RunName::new("r").expect("name");
         let runs = dir.path().join("runs");
-        generate(&path, &dataset, &runs, &name, Value::Null, &settings, &self.backend).expect("generate");
+        let summary = generate(&path, &dataset, &runs, &name, Value::Null, &settings, &self.backend).expect("generate");
+        self.error_answers.store(summary.error_answers, std::sync::atomic::Ordering::SeqCst);
         let answers: BTreeMap<String, String> = load_generations(&runs.join("r"))
             .expect("generations")
             .iter()
@@ -247,6 +250,7 @@ fn item05_context_length_error_is_the_answer() {
     assert_eq!(e.judge_prompts(), [judge_prompt(&a.question, message, &a.rubrics)]);
     assert_eq!((sample(&run, "a").status, sample(&run, "a").expert_score), (SampleStatus::Scored, Some(0.0)));
     assert_eq!(e.sleeper.waits().len(), 0, "never retried");
+    assert_eq!(e.error_answers.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 
 /// §9.6: no positive weight: judged, then excluded with its reason (EvalScope aborts); the
