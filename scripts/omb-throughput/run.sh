@@ -7,7 +7,11 @@
 # Environment: OMB_TP_WORK (/tmp/omb-throughput), OMB_TP_CONCURRENCY (8), OMB_TP_DELAY_MS (100),
 # OMB_TP_PORT (18790), OMB_TP_VENV (/tmp/omb-evalscope-venv; created with
 # `pip install evalscope==1.14.1` when missing), OMB_TP_PROFILE (release; `debug` builds the
-# bench without optimisation, e.g. on a machine where a release build takes too long).
+# bench without optimisation, e.g. on a machine where a release build takes too long),
+# OMB_TP_MOCK (golden: the golden Python mock, valid verdicts, itself the bottleneck on a loaded
+# machine; rust: `anser mock-llm` from target/debug, which answers every request with the same
+# short text — judge replies then fail the contract on both sides, so the run measures
+# transport and pipeline overhead against a server that is not the bottleneck).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,6 +21,7 @@ delay=${OMB_TP_DELAY_MS:-100}
 port=${OMB_TP_PORT:-18790}
 venv=${OMB_TP_VENV:-/tmp/omb-evalscope-venv}
 profile=${OMB_TP_PROFILE:-release}
+mock_kind=${OMB_TP_MOCK:-golden}
 base="http://127.0.0.1:$port/v1"
 rm -rf "$work" && mkdir -p "$work"
 
@@ -33,7 +38,11 @@ else
 fi
 bin=$(ls -t "$root"/target/"$profile"/deps/throughput-* | grep -v '\.d$' | head -1)
 
-python3 "$here/mock_delay.py" --delay-ms "$delay" --dataset "$work/data/test.jsonl" --port "$port" >"$work/mock.log" 2>&1 &
+if [ "$mock_kind" = rust ]; then
+  "$root/target/debug/anser" mock-llm --delay-ms "$delay" --port "$port" >"$work/mock.log" 2>&1 &
+else
+  python3 "$here/mock_delay.py" --delay-ms "$delay" --dataset "$work/data/test.jsonl" --port "$port" >"$work/mock.log" 2>&1 &
+fi
 mock=$!
 trap 'kill $mock 2>/dev/null || true' EXIT
 for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
@@ -48,7 +57,7 @@ rss() { awk -F': ' '/Maximum resident set size/ {print $2}' "$1"; }
 aw=$(wall "$work/anser.time"); ew=$(wall "$work/evalscope.time")
 ar=$(rss "$work/anser.time"); er=$(rss "$work/evalscope.time")
 echo "anser:     $(cat "$work/anser.json")"
-echo "profile $profile, concurrency $conc, mock delay $delay ms, 400 records (400 generation + 400 judge requests each)"
+echo "profile $profile, $mock_kind mock, concurrency $conc, mock delay $delay ms, 400 records (400 generation + 400 judge requests each)"
 printf '%-10s %10s %14s\n' tool wall_s peak_rss_kb
 printf '%-10s %10s %14s\n' anser "$aw" "$ar" evalscope "$ew" "$er"
 awk -v aw="$aw" -v ew="$ew" -v ar="$ar" -v er="$er" \
