@@ -27,7 +27,9 @@ fn peak_rss_kb() -> Option<u64> {
 fn main() {
     let (Ok(dataset_path), Ok(base_url)) = (std::env::var("OMB_BENCH_DATASET"), std::env::var("OMB_BENCH_BASE_URL"))
     else {
-        println!("skipped omb throughput: set OMB_BENCH_DATASET and OMB_BENCH_BASE_URL (scripts/omb-throughput/run.sh)");
+        println!(
+            "skipped omb throughput: set OMB_BENCH_DATASET and OMB_BENCH_BASE_URL (scripts/omb-throughput/run.sh)"
+        );
         return;
     };
     let concurrency: usize = std::env::var("OMB_BENCH_CONCURRENCY").ok().and_then(|c| c.parse().ok()).unwrap_or(8);
@@ -41,8 +43,8 @@ fn main() {
     let settings = GenerateSettings { model: "mock-answerer".into(), concurrency, resume: false };
     let name = RunName::new("throughput").expect("name");
     let runs = out.join("runs");
-    let summary =
-        generate(&dataset_path, &dataset, &runs, &name, serde_json::Value::Null, &settings, &answerer).expect("generate");
+    let summary = generate(&dataset_path, &dataset, &runs, &name, serde_json::Value::Null, &settings, &answerer)
+        .expect("generate");
     let generated = started.elapsed();
 
     let run_dir = runs.join("throughput");

@@ -11,7 +11,11 @@
 //!   EvalScope's rounding order.
 //! - [`judge_all`]: the judging loop (cache, concurrency, repeats, several judges);
 //!   [`generate()`]: crash-safe one-turn generation; [`Report`] and [`write_outputs`]: files.
-//! - [`ChatBackend`]: what the loops call; [`LlmBackend`] is the real one over `anser-llm`.
+//! - [`ChatBackend`]: what the loops call; [`EvalscopeBackend`] ([`transport`]) is EvalScope's
+//!   transport (two-level retry schedule, choices by index, think blocks, client errors that
+//!   are answers), [`LlmBackend`] the generic `anser-llm` client used by `--mode official`.
+//! - [`loader`]: EvalScope's dataset loader's file-wide rewriting of mixed-type fields.
+//! - [`value`]: Economic Value from a value table and the time-sensitivity breakdown.
 
 pub mod aggregate;
 mod backend;
