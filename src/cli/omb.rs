@@ -7,8 +7,9 @@ use std::{collections::BTreeMap, path::PathBuf, process::ExitCode, time::Duratio
 
 use anser_llm::{GENERATION, JUDGE, Overrides, Settings};
 use anser_omb::{
-    Dataset, GenerateSettings, JudgeCache, JudgeSettings, LlmBackend, Mode, Report, Transport, generate, judge_all,
-    load_generations, load_responses, write_outputs, write_table,
+    ChatBackend, Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettings, LlmBackend, Loading, Mode,
+    Report, RetrySchedule, Transport, ValueTable, generate, judge_all, load_generations, load_responses,
+    transport::cleave_think, write_outputs, write_table,
 };
 use anser_runstore::{RunDir, RunName};
 use clap::{Args, Subcommand};
@@ -23,30 +24,45 @@ pub enum OmbCommand {
     Judge(JudgeArgs),
 }
 
-/// Transport retry flags shared by both subcommands.
+/// Transport retry flags shared by both subcommands (EvalScope's schedule by default).
 #[derive(Debug, Clone, Args)]
 pub struct TransportArgs {
-    /// Retries after a failed request (EvalScope: 5).
-    #[arg(long, default_value_t = anser_omb::DEFAULT_RETRIES)]
+    /// Attempts in all (EvalScope's `retries = 5`); each attempt also makes the SDK's retries.
+    #[arg(long, default_value_t = anser_omb::transport::DEFAULT_ATTEMPTS)]
     retries: u32,
-    /// Wait between retries, milliseconds (EvalScope: 10 s).
-    #[arg(long, default_value_t = anser_omb::DEFAULT_RETRY_DELAY.as_millis() as u64)]
+    /// Wait between attempts, milliseconds (EvalScope: 10 s).
+    #[arg(long, default_value_t = anser_omb::transport::DEFAULT_ATTEMPT_DELAY.as_millis() as u64)]
     retry_delay_ms: u64,
+    /// SDK retries inside each attempt on 408/409/429/5xx and connection errors (OpenAI SDK: 2).
+    #[arg(long, default_value_t = anser_omb::transport::DEFAULT_SDK_RETRIES)]
+    sdk_retries: u32,
+    /// First SDK retry wait, milliseconds; doubles per retry, at most 8 s; Retry-After wins.
+    #[arg(long, default_value_t = anser_omb::transport::DEFAULT_SDK_INITIAL_DELAY.as_millis() as u64)]
+    sdk_retry_delay_ms: u64,
     /// Per-request timeout, seconds.
-    #[arg(long, default_value_t = anser_omb::DEFAULT_TIMEOUT.as_secs())]
+    #[arg(long, default_value_t = anser_omb::transport::DEFAULT_REQUEST_TIMEOUT.as_secs())]
     timeout_secs: u64,
 }
 
 impl TransportArgs {
-    fn transport(&self) -> Result<Transport, CliError> {
-        if self.timeout_secs == 0 {
-            return Err(CliError::user("--timeout-secs must be at least 1"));
-        }
-        Ok(Transport {
-            retries: self.retries,
-            retry_delay: Duration::from_millis(self.retry_delay_ms),
+    fn schedule(&self) -> Result<RetrySchedule, CliError> {
+        let sdk_initial_delay = Duration::from_millis(self.sdk_retry_delay_ms);
+        let schedule = RetrySchedule {
+            attempts: self.retries,
+            attempt_delay: Duration::from_millis(self.retry_delay_ms),
+            sdk_retries: self.sdk_retries,
+            sdk_initial_delay,
+            sdk_max_delay: anser_omb::transport::DEFAULT_SDK_MAX_DELAY.max(sdk_initial_delay),
             timeout: Duration::from_secs(self.timeout_secs),
-        })
+        };
+        schedule.validate().map_err(omb_error)?;
+        Ok(schedule)
+    }
+
+    /// The official harness's path keeps the generic client: `retries - 1` retries, fixed delay.
+    fn transport(&self) -> Result<Transport, CliError> {
+        let schedule = self.schedule()?;
+        Ok(Transport { retries: schedule.attempts - 1, retry_delay: schedule.attempt_delay, timeout: schedule.timeout })
     }
 }
 
@@ -119,6 +135,10 @@ pub struct JudgeArgs {
     /// Official mode: wait before re-asking a judge whose reply had nothing parsable, ms.
     #[arg(long, default_value_t = anser_omb::judge::DEFAULT_REASK_DELAY.as_millis() as u64)]
     reask_delay_ms: u64,
+    /// Value table (the release's economic_value.md): adds Economic Value (¥ / $ of passed
+    /// tasks, questions passed/total) to the report and the time-sensitivity breakdown.
+    #[arg(long)]
+    values: Option<PathBuf>,
     /// Print report.json to stdout instead of the table.
     #[arg(long)]
     json: bool,
@@ -137,8 +157,8 @@ fn omb_error(e: anser_omb::Error) -> CliError {
     if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) }
 }
 
-fn load_dataset(path: &std::path::Path) -> Result<Dataset, CliError> {
-    let dataset = Dataset::load(path).map_err(omb_error)?;
+fn load_dataset(path: &std::path::Path, loading: Loading) -> Result<Dataset, CliError> {
+    let dataset = Dataset::load_with(path, loading).map_err(omb_error)?;
     for invalid in &dataset.invalid {
         eprintln!(
             "warning: {}: record {} (line {}) skipped: {}",
@@ -153,14 +173,14 @@ fn load_dataset(path: &std::path::Path) -> Result<Dataset, CliError> {
 
 fn run_generate(args: GenerateArgs) -> CliResult {
     let name = RunName::new(&args.run_name).map_err(CliError::user)?;
-    let dataset = load_dataset(&args.dataset)?;
+    let dataset = load_dataset(&args.dataset, Loading::Evalscope)?;
     let overrides =
         Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
     let endpoint = Settings::load().and_then(|s| s.endpoint(&GENERATION, &overrides)).map_err(CliError::user)?;
     let public = serde_json::to_value(endpoint.public()).map_err(CliError::internal)?;
     let settings =
         GenerateSettings { model: endpoint.model.clone(), concurrency: args.concurrency, resume: args.resume };
-    let backend = LlmBackend::new(endpoint, args.transport.transport()?).map_err(omb_error)?;
+    let backend = EvalscopeBackend::new(endpoint, args.transport.schedule()?).map_err(omb_error)?;
     let summary =
         generate(&args.dataset, &dataset, &args.output_dir, &name, public, &settings, &backend).map_err(omb_error)?;
     println!(
@@ -173,6 +193,13 @@ fn run_generate(args: GenerateArgs) -> CliResult {
         summary.usage.total_tokens,
         summary.latency_ms_mean.map_or_else(|| "-".into(), |ms| format!("{ms:.0} ms"))
     );
+    if summary.error_answers > 0 {
+        eprintln!(
+            "warning: {} answer(s) are the endpoint's error message (context length or content filter); they are \
+             judged as answers, as EvalScope does",
+            summary.error_answers
+        );
+    }
     if summary.failed > 0 {
         eprintln!("warning: {} record(s) failed; rerun with --resume to retry them", summary.failed);
     }
@@ -180,7 +207,13 @@ fn run_generate(args: GenerateArgs) -> CliResult {
 }
 
 fn run_judge(args: JudgeArgs) -> CliResult {
-    let dataset = load_dataset(&args.dataset)?;
+    let mode = args.mode.parse::<Mode>().map_err(CliError::user)?;
+    let loading = if mode == Mode::Evalscope { Loading::Evalscope } else { Loading::Plain };
+    let dataset = load_dataset(&args.dataset, loading)?;
+    let values = match &args.values {
+        Some(path) => Some(ValueTable::load(path).map_err(omb_error)?),
+        None => None,
+    };
     let (responses, output, generation): (BTreeMap<String, String>, PathBuf, Option<serde_json::Value>) =
         match (&args.run_name, &args.responses) {
             (Some(name), _) => {
@@ -203,12 +236,19 @@ fn run_judge(args: JudgeArgs) -> CliResult {
                     "tokens": usage,
                     "latency_ms_mean": anser_omb::pycompat::py_mean(&latencies),
                 });
-                let responses = generations.into_iter().map(|g| (g.id, g.response.unwrap_or_default())).collect();
+                let responses = generations.iter().map(|g| (g.id.clone(), g.prediction(mode))).collect();
                 (responses, args.output.clone().unwrap_or_else(|| run.path().to_path_buf()), Some(generation))
             }
             (None, Some(path)) => {
                 let output = args.output.clone().ok_or_else(|| CliError::user("--responses needs --output DIR"))?;
-                (load_responses(path).map_err(omb_error)?, output, None)
+                let mut responses = load_responses(path).map_err(omb_error)?;
+                if mode == Mode::Evalscope {
+                    // A response is judged as EvalScope's prediction: first think block cut.
+                    for text in responses.values_mut() {
+                        *text = cleave_think(text);
+                    }
+                }
+                (responses, output, None)
             }
             (None, None) => return Err(CliError::user("pass --run-name NAME or --responses FILE")),
         };
@@ -221,17 +261,23 @@ fn run_judge(args: JudgeArgs) -> CliResult {
     let settings = JudgeSettings {
         judges,
         repeats: args.repeats,
-        mode: args.mode.parse::<Mode>().map_err(CliError::user)?,
+        mode,
         concurrency: args.judge_concurrency,
         official_reasks: anser_omb::judge::DEFAULT_OFFICIAL_REASKS,
         reask_delay: Duration::from_millis(args.reask_delay_ms),
     };
     settings.validate().map_err(omb_error)?;
-    let backend = LlmBackend::new(endpoint, args.transport.transport()?).map_err(omb_error)?;
+    let backend: Box<dyn ChatBackend> = match mode {
+        Mode::Evalscope => Box::new(EvalscopeBackend::new(endpoint, args.transport.schedule()?).map_err(omb_error)?),
+        Mode::Official => Box::new(LlmBackend::new(endpoint, args.transport.transport()?).map_err(omb_error)?),
+    };
     fs_err::create_dir_all(&output).map_err(CliError::internal)?;
     let cache = JudgeCache::open(&output).map_err(omb_error)?;
-    let run = judge_all(&dataset, &responses, &settings, &backend, &cache).map_err(omb_error)?;
+    let run = judge_all(&dataset, &responses, &settings, backend.as_ref(), &cache).map_err(omb_error)?;
     let mut report = Report::new(&dataset, &run, &settings);
+    if let Some(table) = &values {
+        report = report.with_values(&dataset, &run, table);
+    }
     report.generation = generation;
     write_outputs(&output, &run, &report).map_err(omb_error)?;
     if !run.unknown_response_ids.is_empty() {

@@ -61,6 +61,17 @@ pub struct ChatReply {
     pub latency_ms: f64,
     /// HTTP attempts made.
     pub attempts: u32,
+    /// The content was a plain string (no reasoning field, no refusal), so EvalScope cuts its
+    /// first `<think>` block ([`crate::transport::completion_text`]).
+    #[serde(default = "yes")]
+    pub plain: bool,
+    /// `model_length` / `content_filter` when an HTTP client error became the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Something that answers chat calls. Implementations must be shareable across worker threads.
@@ -152,6 +163,8 @@ impl ChatBackend for LlmBackend {
             },
             latency_ms: outcome.latency_ms,
             attempts: outcome.attempts.len() as u32,
+            plain: outcome.response.reasoning.is_none(),
+            stop_reason: None,
         })
     }
 }

@@ -61,6 +61,28 @@ pub struct Generation {
     pub usage: TokenUsage,
     pub latency_ms: f64,
     pub attempts: u32,
+    /// The content was a plain string: its first think block is cut before judging.
+    #[serde(default = "plain_default")]
+    pub plain: bool,
+    /// `model_length` / `content_filter` when an HTTP client error became the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}
+
+fn plain_default() -> bool {
+    true
+}
+
+impl Generation {
+    /// What is pasted into the judge prompt: in `--mode evalscope` the completion with its
+    /// first think block cut (EvalScope's prediction), in `--mode official` the text as is.
+    pub fn prediction(&self, mode: crate::verdict::Mode) -> String {
+        let text = self.response.clone().unwrap_or_default();
+        match mode {
+            crate::verdict::Mode::Evalscope if self.plain => crate::transport::cleave_think(&text),
+            _ => text,
+        }
+    }
 }
 
 /// Totals of one `generate` invocation.
@@ -72,6 +94,9 @@ pub struct GenerateSummary {
     /// Answered in an earlier invocation (resume).
     pub already_done: usize,
     pub generated: usize,
+    /// Of the generated, answers that are an HTTP client error's message (context length,
+    /// content filter), judged like any answer as EvalScope does.
+    pub error_answers: usize,
     pub failed: usize,
     pub usage: TokenUsage,
     pub latency_ms_mean: Option<f64>,
@@ -165,6 +190,8 @@ pub fn generate(
                             usage: reply.usage,
                             latency_ms: reply.latency_ms,
                             attempts: reply.attempts,
+                            plain: reply.plain,
+                            stop_reason: reply.stop_reason,
                         },
                         Err(e) => Generation {
                             id: record.id.clone(),
@@ -174,6 +201,8 @@ pub fn generate(
                             usage: TokenUsage::default(),
                             latency_ms: 0.0,
                             attempts: 0,
+                            plain: true,
+                            stop_reason: None,
                         },
                     };
                     let appended = journal
@@ -212,6 +241,7 @@ pub fn generate(
         invalid_records: dataset.invalid.len(),
         already_done: done.len(),
         generated: ok.len(),
+        error_answers: ok.iter().filter(|g| g.stop_reason.is_some()).count(),
         failed: finished.len() - ok.len(),
         usage,
         latency_ms_mean: crate::pycompat::py_mean(&latencies),

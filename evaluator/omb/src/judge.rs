@@ -23,6 +23,7 @@ use crate::{
     record::{Dataset, Record},
     score::{Points, RubricScore, SampleScore, Spread, combine, score_evalscope, score_official, spread},
     subset::Subset,
+    transport::completion_text,
     verdict::{Mode, parse_official, parse_strict},
 };
 
@@ -346,7 +347,11 @@ fn observe(
         }
         match settings.mode {
             Mode::Evalscope => {
-                match parse_strict(&reply.text, &expected) {
+                // EvalScope's message validator cuts the first think block before the contract.
+                match parse_strict(&completion_text(&reply), &expected) {
+                    Ok(_) if record.no_positive_weight().is_some() => {
+                        obs.excluded_reason = record.no_positive_weight();
+                    }
                     Ok(judgments) => obs.score = Some(score_evalscope(record, &judgments)),
                     Err(e) => {
                         obs.excluded_reason = Some(e.to_string());
@@ -363,6 +368,11 @@ fn observe(
                     }
                     attempt += 1;
                     continue;
+                }
+                if record.rubrics.iter().all(|r| !r.positive) {
+                    // The harness's ExpertScore is None: never passes, never averaged.
+                    obs.excluded_reason = Some("no_positive_weight: no rubric has a positive weight".into());
+                    return Ok(obs);
                 }
                 let score = score_official(record, &parsed);
                 if score.expert_score.is_none() {

@@ -11,7 +11,11 @@
 //!   EvalScope's rounding order.
 //! - [`judge_all`]: the judging loop (cache, concurrency, repeats, several judges);
 //!   [`generate()`]: crash-safe one-turn generation; [`Report`] and [`write_outputs`]: files.
-//! - [`ChatBackend`]: what the loops call; [`LlmBackend`] is the real one over `anser-llm`.
+//! - [`ChatBackend`]: what the loops call; [`EvalscopeBackend`] ([`transport`]) is EvalScope's
+//!   transport (two-level retry schedule, choices by index, think blocks, client errors that
+//!   are answers), [`LlmBackend`] the generic `anser-llm` client used by `--mode official`.
+//! - [`loader`]: EvalScope's dataset loader's file-wide rewriting of mixed-type fields.
+//! - [`value`]: Economic Value from a value table and the time-sensitivity breakdown.
 
 pub mod aggregate;
 mod backend;
@@ -19,6 +23,7 @@ mod cache;
 mod error;
 pub mod generate;
 pub mod judge;
+pub mod loader;
 pub mod prompt;
 pub mod pycompat;
 mod pyjson;
@@ -27,6 +32,8 @@ pub mod report;
 mod responses;
 pub mod score;
 mod subset;
+pub mod transport;
+pub mod value;
 pub mod verdict;
 
 pub use aggregate::{Aggregate, Level, Levels, SampleValues, aggregate};
@@ -38,11 +45,13 @@ pub use cache::{CACHE_FILE, CacheEntry, JudgeCache, cache_key};
 pub use error::{Error, Result};
 pub use generate::{GenerateSettings, GenerateSummary, Generation, generate, generation_call, load_generations};
 pub use judge::{JudgeRun, JudgeSettings, JudgeUsage, Observation, SampleResult, SampleStatus, judge_all};
-pub use record::{Dataset, InvalidRecord, Record, Rubric, parse_record};
+pub use record::{Dataset, InvalidRecord, Loading, Record, Rubric, parse_record};
 pub use report::{Report, write_outputs, write_table};
 pub use responses::load_responses;
 pub use score::{PASS_THRESHOLD, SampleScore, score_evalscope, score_official};
 pub use subset::{Category, Subset};
+pub use transport::{EvalscopeBackend, RecordingSleeper, RetrySchedule, Sleeper, ThreadSleeper};
+pub use value::{EconomicValue, TimeBreakdown, ValueTable};
 pub use verdict::{
     ContractError, HIT_STATUSES, Judgment, MISS_STATUSES, Mode, OfficialParse, parse_official, parse_strict,
 };

@@ -1,7 +1,10 @@
 //! Loading $OneMillion-Bench records (JSONL, the HF/ModelScope release layout) with EvalScope's
-//! field semantics. A record EvalScope would reject — unknown language/domain pair, missing or
-//! empty rubrics, no positive weight, a rubric field Python cannot convert — is reported with
-//! its id and reason and skipped; the run goes on (EvalScope aborts the whole run instead).
+//! field semantics, after its dataset loader's file-wide rewriting of mixed-type fields
+//! ([`crate::loader`]). A record EvalScope would reject — unknown language/domain pair, missing
+//! or empty rubrics, `tags` not an object, a rubric field Python cannot convert — is reported
+//! with its id and reason and skipped; the run goes on (EvalScope aborts the whole run
+//! instead). A record without a positive weight is kept: it is judged, then excluded with its
+//! reason (EvalScope aborts after the judge's reply).
 
 use std::{collections::HashSet, path::Path};
 
@@ -55,12 +58,25 @@ pub struct Record {
     pub case_id: Option<Value>,
     /// `tags.time_sensitivity`, carried into outputs only.
     pub time_sensitivity: Option<Value>,
+    /// `uuid`, used to look the task up in a value table.
+    pub uuid: Option<String>,
 }
 
 impl Record {
     /// Σ `int(weight)` over rubrics whose raw weight is > 0 (the denominator).
     pub fn max_score(&self) -> i64 {
         self.rubrics.iter().filter(|r| r.positive).map(|r| r.weight).sum()
+    }
+
+    /// Why no expert score can be computed (EvalScope raises `ValueError` and aborts the run
+    /// after a valid judge reply), or `None`.
+    pub fn no_positive_weight(&self) -> Option<String> {
+        (self.max_score() <= 0).then(|| {
+            format!(
+                "no_positive_weight: the positive rubric weights sum to {} after int(); EvalScope aborts the whole run here",
+                self.max_score()
+            )
+        })
     }
 }
 
@@ -73,6 +89,16 @@ pub struct InvalidRecord {
     pub reason: String,
 }
 
+/// How field values are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Loading {
+    /// As EvalScope's dataset loader leaves them (mixed-type fields rewritten file-wide).
+    #[default]
+    Evalscope,
+    /// Verbatim, as the official harness's `json.load` reads them.
+    Plain,
+}
+
 /// A loaded dataset: valid records in file order, and the skipped ones.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Dataset {
@@ -81,11 +107,17 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Load a JSONL dataset. Only an unreadable file (or one with no record at all) is an error.
+    /// Load a JSONL dataset as EvalScope does. Only an unreadable file (or one with no record
+    /// at all) is an error.
     pub fn load(path: &Path) -> Result<Self> {
+        Self::load_with(path, Loading::Evalscope)
+    }
+
+    /// Load a JSONL dataset with the given field semantics.
+    pub fn load_with(path: &Path, loading: Loading) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Input { path: path.to_path_buf(), message: format!("cannot read the dataset: {e}") })?;
-        let dataset = Self::parse(&text);
+        let dataset = Self::parse_with(&text, loading);
         if dataset.records.is_empty() && dataset.invalid.is_empty() {
             return Err(Error::Input {
                 path: path.to_path_buf(),
@@ -95,10 +127,17 @@ impl Dataset {
         Ok(dataset)
     }
 
-    /// Parse JSONL text (blank lines are ignored).
+    /// Parse JSONL text as EvalScope loads it (blank lines are ignored).
     pub fn parse(text: &str) -> Self {
+        Self::parse_with(text, Loading::Evalscope)
+    }
+
+    /// Parse JSONL text with the given field semantics.
+    pub fn parse_with(text: &str, loading: Loading) -> Self {
         let mut dataset = Dataset::default();
         let mut seen = HashSet::new();
+        let mut lines: Vec<(usize, String)> = Vec::new();
+        let mut values: Vec<Value> = Vec::new();
         for (index, line) in text.lines().enumerate() {
             let line_no = index + 1;
             if line.trim().is_empty() {
@@ -115,7 +154,16 @@ impl Dataset {
                     continue;
                 }
             };
+            // The id as written identifies the record (responses, outputs); the loader's
+            // rewriting of it would only change EvalScope's metadata.
             let id = value.get("id").filter(|v| !v.is_null()).and_then(py_str).unwrap_or(format!("line-{line_no}"));
+            lines.push((line_no, id));
+            values.push(value);
+        }
+        if loading == Loading::Evalscope {
+            crate::loader::rewrite_mixed_types(&mut values);
+        }
+        for ((line_no, id), value) in lines.into_iter().zip(values) {
             let parsed = parse_record(&value, &id, line_no)
                 .and_then(|r| if seen.insert(r.id.clone()) { Ok(r) } else { Err(format!("duplicate id {:?}", r.id)) });
             match parsed {
@@ -185,10 +233,8 @@ pub fn parse_record(value: &Value, id: &str, line: usize) -> std::result::Result
         rubrics,
         case_id: obj.get("case_id").cloned(),
         time_sensitivity: tags.get("time_sensitivity").cloned(),
+        uuid: obj.get("uuid").filter(|v| !v.is_null()).and_then(py_str),
     };
-    if record.max_score() <= 0 {
-        return Err("no rubric with a positive weight (the expert score would divide by zero)".into());
-    }
     Ok(record)
 }
 

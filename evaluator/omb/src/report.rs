@@ -10,6 +10,7 @@ use crate::{
     judge::{JudgeRun, JudgeSettings, JudgeUsage, RunSummary},
     prompt::{JUDGE_MAX_TOKENS, JUDGE_TEMPERATURE, PROMPT_VERSION, template_sha256},
     record::{Dataset, InvalidRecord},
+    value::{EconomicValue, TimeBreakdown, ValueTable, economic_value, time_breakdown},
     verdict::Mode,
 };
 
@@ -64,6 +65,11 @@ pub struct Report {
     /// Generation cost, when judging a run made by `anser omb generate`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generation: Option<serde_json::Value>,
+    /// Economic Value (official harness, spec §7), with `--values`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub economic_value: Option<EconomicValue>,
+    /// Scores per `tags.time_sensitivity` category (official harness's three folders).
+    pub time_sensitivity: Vec<TimeBreakdown>,
     pub note: &'static str,
 }
 
@@ -104,8 +110,17 @@ impl Report {
             run_spread: spread,
             judge_usage: run.usage,
             generation: None,
+            economic_value: None,
+            time_sensitivity: time_breakdown(dataset, &run.samples, None),
             note: COMPARABILITY_NOTE,
         }
+    }
+
+    /// Add Economic Value (overall and per time-sensitivity category) from a value table.
+    pub fn with_values(mut self, dataset: &Dataset, run: &JudgeRun, table: &ValueTable) -> Self {
+        self.economic_value = Some(economic_value(dataset, &run.samples, table));
+        self.time_sensitivity = time_breakdown(dataset, &run.samples, Some(table));
+        self
     }
 }
 
@@ -146,6 +161,21 @@ pub fn write_table(out: &mut impl Write, report: &Report) -> std::io::Result<()>
         row(out, &format!("{name} (macro {})", pct(level.macro_expert_score)), level)?;
     }
     row(out, &format!("OVERALL (macro {})", pct(report.overall.macro_expert_score)), &report.overall)?;
+    if let Some(v) = &report.economic_value {
+        writeln!(out, "economic value: {} ({}/{} questions passed)", v.display, v.questions_passed, v.questions_total)?;
+    }
+    for t in &report.time_sensitivity {
+        let value = t.economic_value.as_ref().map_or_else(String::new, |v| format!(", value {}", v.display));
+        writeln!(
+            out,
+            "time sensitivity {:<14} {:>4} task(s), {:>4} scored, expert_score {}, pass_rate {}{value}",
+            t.category,
+            t.tasks,
+            t.scored,
+            pct(t.expert_score),
+            pct(t.pass_rate)
+        )?;
+    }
     if !report.invalid_records.is_empty() {
         writeln!(out, "invalid records skipped: {}", report.invalid_records.len())?;
     }

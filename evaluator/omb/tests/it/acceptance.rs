@@ -12,8 +12,8 @@ use std::{
 
 use anser_llm::{ApiKey, EndpointConfig};
 use anser_omb::{
-    Dataset, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, LlmBackend, Report, SampleStatus, Transport,
-    generate, judge_all, load_generations, prompt::judge_prompt,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, Report, RetrySchedule,
+    SampleStatus, generate, judge_all, load_generations, prompt::judge_prompt,
 };
 use anser_runstore::{RunName, sha256_hex};
 use serde_json::Value;
@@ -186,12 +186,13 @@ fn end_to_end_over_http_against_the_mock_server() {
     let log = tmp.path().join("requests.jsonl");
     let Some((_mock, port)) = start_mock(&dir, &log) else { return };
     let base = format!("http://127.0.0.1:{port}/v1");
-    let transport = Transport { retries: 0, ..Transport::default() };
+    // EvalScope's transport (what `anser omb` uses in --mode evalscope), one attempt.
+    let schedule = RetrySchedule { attempts: 1, ..RetrySchedule::default() };
     let dataset_path = dir.join("dataset.jsonl");
     let dataset = Dataset::load(&dataset_path).expect("dataset");
 
     let answerer =
-        LlmBackend::new(EndpointConfig::new(&base, "mock-answerer", ApiKey::none()).expect("endpoint"), transport)
+        EvalscopeBackend::new(EndpointConfig::new(&base, "mock-answerer", ApiKey::none()).expect("endpoint"), schedule)
             .expect("backend");
     let settings = GenerateSettings { model: "mock-answerer".into(), concurrency: 3, resume: false };
     let runs = tmp.path().join("runs");
@@ -200,11 +201,12 @@ fn end_to_end_over_http_against_the_mock_server() {
     assert_eq!((summary.generated, summary.failed, summary.already_done), (12, 0, 0));
     let generations = load_generations(&runs.join("mock")).expect("generations");
     let responses: BTreeMap<String, String> =
-        generations.into_iter().map(|g| (g.id, g.response.unwrap_or_default())).collect();
+        generations.iter().map(|g| (g.id.clone(), g.prediction(anser_omb::Mode::Evalscope))).collect();
     assert_eq!(responses, answers(&golden()), "generated answers are the mock's canned answers");
 
-    let judge = LlmBackend::new(EndpointConfig::new(&base, "mock-judge", ApiKey::none()).expect("endpoint"), transport)
-        .expect("backend");
+    let judge =
+        EvalscopeBackend::new(EndpointConfig::new(&base, "mock-judge", ApiKey::none()).expect("endpoint"), schedule)
+            .expect("backend");
     let out = tmp.path().join("judged");
     std::fs::create_dir_all(&out).expect("mkdir");
     let cache = JudgeCache::open(&out).expect("cache");

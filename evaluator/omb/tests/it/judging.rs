@@ -16,7 +16,12 @@ fn dataset() -> Dataset {
     let lines = [
         record_json("a", &[(json!(1), 6), (json!(2), 4)]).to_string(),
         record_json("b", &[(json!(1), 5), (json!(2), 5)]).to_string(),
-        record_json("c", &[(json!(1), -1)]).to_string(),
+        {
+            // An unknown language: an invalid record.
+            let mut c = record_json("c", &[(json!(1), 1)]);
+            c["language"] = json!("fr");
+            c.to_string()
+        },
     ];
     Dataset::parse(&lines.join("\n"))
 }

@@ -3,11 +3,13 @@
 //! the official mode, judging (cache, repeats) and crash-safe generation.
 
 mod acceptance;
+mod addenda;
 mod judging;
 mod official;
 mod probes;
 mod records;
 mod scoring;
+mod values;
 
 use std::{
     collections::HashMap,
@@ -73,6 +75,8 @@ impl<F: Fn(&ChatCall, usize) -> Result<String, String> + Sync> ChatBackend for S
             text,
             latency_ms: 1.5,
             attempts: 1,
+            plain: true,
+            stop_reason: None,
         })
     }
 }

@@ -104,10 +104,16 @@ fn rubric_blocks_match_evalscope_format() {
     let want_five: Vec<&str> = want.split("\n\n").take(5).collect();
     assert_eq!(got, want_five.join("\n\n"));
 
-    let bad = serde_json::json!({
+    // With all six in one file the weight column mixes numbers and a string, so EvalScope's
+    // loader reads the string "3" back as 3 (spec §9.12) and every block renders; read
+    // verbatim (official mode) the string weight makes the record invalid.
+    let all = serde_json::json!({
         "id": "y", "language": "cn", "tags": {"topics": ["工业"]}, "question": "q", "rubrics": inputs,
     });
-    let dataset = Dataset::parse(&bad.to_string());
+    let dataset = Dataset::parse(&all.to_string());
+    assert!(dataset.invalid.is_empty(), "{:?}", dataset.invalid);
+    assert_eq!(render_rubrics(&dataset.records[0].rubrics), want);
+    let dataset = Dataset::parse_with(&all.to_string(), anser_omb::Loading::Plain);
     assert_eq!(dataset.invalid[0].reason, "rubrics[5]: rubric_weight is not a number");
 }
 

@@ -41,10 +41,9 @@ fn each_invalid_record_is_reported_with_id_and_reason() {
     assert_eq!(reason_of(with("rubrics", json!([]))), "rubrics is empty");
     assert_eq!(reason_of(with("rubrics", json!({"1": 5}))), "rubrics is not a list");
     assert_eq!(reason_of(without("question")), "question is missing");
-    assert_eq!(
-        reason_of(record_json("r2", &[(json!(1), -5), (json!(2), 0)])),
-        "no rubric with a positive weight (the expert score would divide by zero)"
-    );
+    // No positive weight: kept, judged, then excluded with its reason (spec §9.6).
+    let no_positive = Dataset::parse(&record_json("r2", &[(json!(1), -5), (json!(2), 0)]).to_string());
+    assert!(no_positive.records[0].no_positive_weight().is_some_and(|r| r.starts_with("no_positive_weight")));
     assert_eq!(reason_of(record_json("r3", &[(json!("x"), 5)])), "rubrics[0]: rubric_number is not an integer");
     let mut string_weight = base.clone();
     string_weight["rubrics"][0]["rubric_weight"] = json!("5");
@@ -60,7 +59,9 @@ fn invalid_records_do_not_stop_the_others() {
         record_json("ok1", &[(json!(1), 5)]).to_string(),
         "{not json".to_string(),
         String::new(),
-        record_json("bad", &[(json!(1), -1)]).to_string(),
+        json!({"id": "bad", "language": "global", "tags": {"topics": ["Astrology"]}, "question": "q",
+            "rubrics": [{"rubric_number": 1, "rubric_detail": "d", "rubric_weight": 1, "rubric_tag": "t"}]})
+        .to_string(),
         record_json("ok1", &[(json!(1), 5)]).to_string(),
         record_json("ok2", &[(json!(1), 5)]).to_string(),
     ]
