@@ -4,7 +4,8 @@
 The official evaluator runs on CPython (3.11 for the golden files), and its text handling rests on
 CPython's own Unicode predicates: `str.isspace` (for `\\s`, `strip()` and `split()`), `\\d`
 (category Nd), `\\w` (`str.isalnum()` or `_`), `str.isprintable()` (for `repr`) and
-`str.casefold()`. Re-deriving them from the same
+`str.casefold()`, plus the code points this Unicode version leaves unassigned (NFKC treats them
+as inert; see `pystr::nfkc`). Re-deriving them from the same
 interpreter keeps the Rust port byte-compatible. Usage (from the workspace root):
 
     python3 pycompat/scripts/gen_unicode_tables.py > pycompat/src/unicode_tables.rs
@@ -73,6 +74,13 @@ def main():
         f = c.casefold()
         if f != c:
             print(f"    (0x{cp:x}, {rust_str(f)}),")
+    print("];")
+    print()
+    print("/// Code points unassigned in this Unicode version (category Cn): `unicodedata` gives them no")
+    print("/// decomposition and combining class 0, whatever later versions assign.")
+    print("pub(crate) static UNASSIGNED: &[(u32, u32)] = &[")
+    for a, b in ranges(lambda c: unicodedata.category(c) == "Cn"):
+        print(f"    (0x{a:x}, 0x{b:x}),")
     print("];")
 
 

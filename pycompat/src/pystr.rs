@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::unicode_tables::{CASEFOLD, DIGIT_ZEROS, NON_PRINTABLE, SPACE, WORD};
+use crate::unicode_tables::{CASEFOLD, DIGIT_ZEROS, NON_PRINTABLE, SPACE, UNASSIGNED, WORD};
 
 fn in_ranges(c: char, table: &[(u32, u32)]) -> bool {
     let cp = c as u32;
@@ -81,13 +81,42 @@ pub fn casefold(s: &str) -> String {
     out
 }
 
-/// `unicodedata.normalize("NFKC", s)`.
+/// Whether CPython 3.11's `unicodedata` (Unicode 14.0.0) has no character at `c`.
+fn unassigned(c: char) -> bool {
+    !c.is_ascii() && in_ranges(c, UNASSIGNED)
+}
+
+/// `unicodedata.normalize("NFKC", s)` as CPython 3.11 computes it (Unicode 14.0.0).
+///
+/// `unicode-normalization` carries a newer Unicode version (the workspace cannot pin its 14.0
+/// release, 0.1.21: polars needs ^0.1.24). By Unicode's normalization stability policy, a string
+/// of characters assigned in 14.0 normalises the same under every later version; only
+/// characters assigned later differ, and to Python those are unassigned: no decomposition,
+/// combining class 0, no composition. Such a character is therefore a boundary nothing crosses,
+/// and normalising the text between them with the newer tables, leaving them as they are,
+/// gives Python's result exactly.
 pub fn nfkc(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() || unicode_normalization::is_nfkc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
-        Cow::Borrowed(s)
-    } else {
-        Cow::Owned(s.nfkc().collect())
+    if s.is_ascii() {
+        return Cow::Borrowed(s);
     }
+    if !s.chars().any(unassigned) {
+        return if unicode_normalization::is_nfkc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
+            Cow::Borrowed(s)
+        } else {
+            Cow::Owned(s.nfkc().collect())
+        };
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        if unassigned(c) {
+            out.extend(s[start..i].nfkc());
+            out.push(c);
+            start = i + c.len_utf8();
+        }
+    }
+    out.extend(s[start..].nfkc());
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -106,5 +135,17 @@ mod tests {
         assert_eq!(strip("\u{3000} x \u{a0}"), "x");
         assert_eq!(split_ws(" a\u{3000}b  c ").collect::<Vec<_>>(), ["a", "b", "c"]);
         assert!(!is_printable('\u{a0}') && is_printable('中') && !is_printable('\u{200b}'));
+    }
+
+    /// Expected values measured with Python 3.11.7 (`unicodedata.unidata_version` 14.0.0).
+    #[test]
+    fn nfkc_follows_unicode_14() {
+        // U+1E030 MODIFIER LETTER CYRILLIC SMALL A is new in Unicode 15 (<super> U+0430); to
+        // Python 3.11 it is unassigned, left alone, and blocks composition across it.
+        assert_eq!(nfkc("\u{1e030}"), "\u{1e030}");
+        assert_eq!(nfkc("ａ\u{1e030}\u{301}ｘ①e\u{301}"), "a\u{1e030}\u{301}x1\u{e9}");
+        assert_eq!(nfkc("e\u{301}\u{1e030}"), "\u{e9}\u{1e030}");
+        assert_eq!(nfkc("ＡＢＣ①"), "ABC1");
+        assert!(matches!(nfkc("éclair 中文"), Cow::Borrowed(_)));
     }
 }
