@@ -26,7 +26,6 @@ pub mod records;
 pub mod report;
 pub mod score;
 pub mod table;
-mod unicode_tables;
 
 use std::{
     collections::HashMap,

@@ -1,95 +1,12 @@
-//! The official evaluator's text helpers: `text()`, `normalized()`, and the CPython string
-//! predicates they rest on (`str.isspace`, `\d`, `\w`, `casefold`), from generated tables.
-//!
-//! Rust's `char::is_whitespace` and `is_alphanumeric` differ from CPython at the edges
-//! (U+001C–U+001F are spaces to Python; combining marks are alphabetic to Rust), and Rust has no
-//! full case folding, so byte-exact scoring needs Python's own tables (see
-//! `scripts/gen_unicode_tables.py`).
+//! The official evaluator's text helpers `text()` and `normalized()`, on top of the CPython
+//! string predicates of [`anser_pycompat::pystr`] (re-exported here, so
+//! `anser_evaluator::pytext::is_space` and friends keep working).
 
 use std::borrow::Cow;
 
-use unicode_normalization::UnicodeNormalization;
+pub use anser_pycompat::pystr::{casefold, digit_value, is_printable, is_space, is_word, nfkc, split_ws, strip};
 
-use crate::{
-    pyjson::{DumpStyle, Py, dumps},
-    unicode_tables::{CASEFOLD, DIGIT_ZEROS, NON_PRINTABLE, SPACE, WORD},
-};
-
-fn in_ranges(c: char, table: &[(u32, u32)]) -> bool {
-    let cp = c as u32;
-    table
-        .binary_search_by(|&(lo, hi)| {
-            if hi < cp {
-                std::cmp::Ordering::Less
-            } else if lo > cp {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
-
-/// `str.isspace()` / regex `\s`.
-pub fn is_space(c: char) -> bool {
-    if c.is_ascii() { matches!(c, '\t'..='\r' | '\x1c'..=' ') } else { in_ranges(c, SPACE) }
-}
-
-/// Regex `\w` on a `str`: `isalnum()` or `_`.
-pub fn is_word(c: char) -> bool {
-    if c.is_ascii() { c.is_ascii_alphanumeric() || c == '_' } else { in_ranges(c, WORD) }
-}
-
-/// `str.isprintable()`.
-pub fn is_printable(c: char) -> bool {
-    !in_ranges(c, NON_PRINTABLE)
-}
-
-/// The value of a decimal digit (regex `\d`, category Nd), any script.
-pub fn digit_value(c: char) -> Option<u32> {
-    if c.is_ascii_digit() {
-        return Some(c as u32 - '0' as u32);
-    }
-    let cp = c as u32;
-    let i = DIGIT_ZEROS.partition_point(|&z| z <= cp);
-    let zero = *DIGIT_ZEROS.get(i.checked_sub(1)?)?;
-    (cp - zero < 10).then_some(cp - zero)
-}
-
-/// `str.strip()` with no argument.
-pub fn strip(s: &str) -> &str {
-    s.trim_matches(is_space)
-}
-
-/// `str.split()` with no argument.
-pub fn split_ws(s: &str) -> impl Iterator<Item = &str> {
-    s.split(is_space).filter(|t| !t.is_empty())
-}
-
-/// `str.casefold()`.
-pub fn casefold(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-        } else {
-            match CASEFOLD.binary_search_by_key(&(c as u32), |&(cp, _)| cp) {
-                Ok(i) => out.push_str(CASEFOLD[i].1),
-                Err(_) => out.push(c),
-            }
-        }
-    }
-    out
-}
-
-/// `unicodedata.normalize("NFKC", s)`.
-pub fn nfkc(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() || unicode_normalization::is_nfkc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
-        Cow::Borrowed(s)
-    } else {
-        Cow::Owned(s.nfkc().collect())
-    }
-}
+use crate::pyjson::{DumpStyle, Py, dumps};
 
 /// `text(value)`: a string as is, null as `""`, anything else as sorted-key JSON.
 pub fn text(value: &Py) -> Cow<'_, str> {
@@ -119,24 +36,9 @@ pub fn normalized_opt(value: Option<&Py>) -> String {
 pub fn normalized_str(s: &str) -> String {
     casefold(strip(&nfkc(s)))
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn python_predicates() {
-        assert!(is_space('\u{3000}') && is_space('\u{1c}') && is_space('\u{85}') && !is_space('\u{200b}'));
-        assert!(is_word('中') && is_word('_') && is_word('é') && is_word('²') && !is_word('-') && !is_word('。'));
-        assert_eq!(digit_value('５'), Some(5));
-        assert_eq!(digit_value('٢'), Some(2));
-        assert_eq!(digit_value('²'), None);
-        assert_eq!(digit_value('a'), None);
-        assert_eq!(casefold("Straße ΣΑΣ"), "strasse σασ");
-        assert_eq!(strip("\u{3000} x \u{a0}"), "x");
-        assert_eq!(split_ws(" a\u{3000}b  c ").collect::<Vec<_>>(), ["a", "b", "c"]);
-        assert!(!is_printable('\u{a0}') && is_printable('中') && !is_printable('\u{200b}'));
-    }
 
     #[test]
     fn normalized_values() {

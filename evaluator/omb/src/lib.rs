@@ -26,7 +26,6 @@ pub mod judge;
 pub mod loader;
 pub mod prompt;
 pub mod pycompat;
-mod pyjson;
 mod record;
 pub mod report;
 mod responses;

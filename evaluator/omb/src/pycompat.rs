@@ -3,7 +3,13 @@
 //! (rubric numbers and weights), pydantic's lax `int` coercion (the judge's `rubric_id`) and
 //! `round(x, 4)` (report scores). Each function names its Python counterpart and is tested
 //! against values measured on EvalScope 1.14.1 / Python 3.11 (tests/data/*probes.json).
+//!
+//! `repr(float)` and `str.isspace()`/`str.strip()` come from [`anser_pycompat`], the one CPython
+//! layer the evaluator uses too; this module adds only what works on serde_json values (omb's
+//! records and replies are serde_json) and EvalScope's own coercions.
 
+pub use anser_pycompat::pystr::strip as py_strip;
+use anser_pycompat::{float_repr, pystr::is_space};
 use serde_json::Value;
 
 /// The `i64` range as floats: `[-2^63, 2^63)`.
@@ -21,57 +27,11 @@ pub fn py_str(v: &Value) -> Option<String> {
         Value::Number(n) => Some(match (n.as_i64(), n.as_u64(), n.as_f64()) {
             (Some(i), _, _) => i.to_string(),
             (None, Some(u), _) => u.to_string(),
-            (None, None, Some(f)) => py_float_repr(f),
+            (None, None, Some(f)) => float_repr(f),
             (None, None, None) => n.to_string(),
         }),
         Value::Array(_) | Value::Object(_) => None,
     }
-}
-
-/// Python `repr(float)`: shortest round-trip digits, fixed notation for decimal exponents
-/// -4..=15 (always with a `.0` when integral), otherwise `d.ddde±XX`.
-pub fn py_float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let sign = if x < 0.0 { "-" } else { "" };
-    let body = if (-4..=15).contains(&exp) {
-        let point = exp + 1;
-        let n = digits.len() as i32;
-        if point <= 0 {
-            format!("0.{}{digits}", "0".repeat((-point) as usize))
-        } else if point >= n {
-            format!("{digits}{}.0", "0".repeat((point - n) as usize))
-        } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
-        }
-    } else {
-        let rest = if digits.len() > 1 { format!(".{}", &digits[1..]) } else { String::new() };
-        let exp_sign = if exp < 0 { '-' } else { '+' };
-        format!("{}{rest}e{exp_sign}{:02}", &digits[..1], exp.abs())
-    };
-    format!("{sign}{body}")
-}
-
-/// Python `str.isspace()` for one character (Unicode whitespace plus the ASCII separators
-/// U+001C..U+001F, which Rust does not count as whitespace).
-pub fn py_is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// Python `s.strip()`.
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_is_space)
 }
 
 /// Python `int(v)` for a JSON scalar: integers as is, floats truncated toward zero, booleans as
@@ -94,7 +54,7 @@ pub fn py_int(v: &Value) -> Option<i64> {
 /// single underscores between them. (Python also accepts non-ASCII decimal digits; no
 /// benchmark record uses them, and they are rejected here.)
 pub fn py_int_str(s: &str) -> Option<i64> {
-    parse_signed_digits(py_strip(s))
+    parse_signed_digits(s.trim_matches(is_space))
 }
 
 /// Optional sign, then digits with single underscores between digits.
@@ -176,22 +136,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn float_repr_matches_python() {
-        for (x, want) in [
-            (3.0, "3.0"),
-            (2.9, "2.9"),
-            (-0.5, "-0.5"),
-            (1e16, "1e+16"),
-            (1e15, "1000000000000000.0"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (1.5e-7, "1.5e-07"),
-            (123.456, "123.456"),
-            (1.0 / 3.0, "0.3333333333333333"),
-            (-2.5e300, "-2.5e+300"),
-        ] {
-            assert_eq!(py_float_repr(x), want, "{x}");
-        }
+    fn str_of_scalars() {
+        assert_eq!(py_str(&json!(256410256410257.62)).as_deref(), Some("256410256410257.62"));
+        assert_eq!(py_str(&json!(1e16)).as_deref(), Some("1e+16"));
+        assert_eq!(py_str(&json!(3.0)).as_deref(), Some("3.0"));
+        assert_eq!(py_str(&json!(-7)).as_deref(), Some("-7"));
+        assert_eq!(py_str(&json!(u64::MAX)).as_deref(), Some("18446744073709551615"));
+        assert_eq!(py_str(&json!(true)).as_deref(), Some("True"));
+        assert_eq!(py_str(&json!(null)).as_deref(), Some("None"));
+        assert_eq!(py_str(&json!("x")).as_deref(), Some("x"));
+        assert_eq!(py_str(&json!([1])), None);
     }
 
     #[test]

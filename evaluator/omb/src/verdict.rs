@@ -22,10 +22,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{
-    pycompat::{py_int, py_strip, pydantic_int},
-    pyjson,
-};
+use crate::pycompat::{py_int, py_strip, pydantic_int};
 
 /// Statuses EvalScope accepts as a hit (exact, case-sensitive, untrimmed).
 pub const HIT_STATUSES: [&str; 8] = ["是", "Yes", "yes", "Y", "YES", "true", "True", "命中"];
@@ -148,7 +145,7 @@ pub fn parse_strict(reply: &str, expected: &BTreeSet<i64>) -> Result<Vec<Judgmen
             ));
         }
     };
-    let data = pyjson::loads(payload)
+    let data = python_json(payload)
         .map_err(|e| ContractError::new("invalid_json", format!("reply is not valid JSON: {e}")))?;
     let schema = |m: String| ContractError::new("schema", m);
     let results = match data.get("results") {
@@ -232,6 +229,14 @@ impl OfficialParse {
     }
 }
 
+/// Python `json.loads` (both EvalScope and the humanlaya harness use it), as serde_json.
+/// `NaN`/`Infinity` and out-of-range literals such as `1e400` parse as Python parses them and
+/// become `null`; lone surrogates become U+FFFD. None of these can satisfy a field the contract
+/// checks (an id, a status or a justification), so every verdict is decided as in Python.
+fn python_json(text: &str) -> Result<Value, anser_pycompat::DecodeError> {
+    anser_pycompat::loads(text).map(|v| v.to_serde())
+}
+
 fn trailing_comma_res() -> &'static (Regex, Regex) {
     static RES: OnceLock<(Regex, Regex)> = OnceLock::new();
     RES.get_or_init(|| {
@@ -258,7 +263,7 @@ fn clean_and_parse(candidate: &str) -> Option<Value> {
     let (brackets, braces) = trailing_comma_res();
     let fix_commas = |t: &str| braces.replace_all(&brackets.replace_all(t, "]"), "}").into_owned();
     let quotes = s.replace(['\u{201c}', '\u{201d}'], "\"");
-    [s.to_string(), fix_commas(s), quotes.clone(), fix_commas(&quotes)].iter().find_map(|t| pyjson::loads(t).ok())
+    [s.to_string(), fix_commas(s), quotes.clone(), fix_commas(&quotes)].iter().find_map(|t| python_json(t).ok())
 }
 
 /// Find the JSON array the way the harness does; `None` when nothing parses.

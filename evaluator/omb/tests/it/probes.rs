@@ -125,3 +125,19 @@ fn rounding_matches_python_round() {
         assert_eq!(round4(x), want.as_f64().expect("number"), "round({input}, 4)");
     }
 }
+
+/// Replies are read with Python's `json.loads`: `NaN`, `Infinity`, out-of-range numbers and lone
+/// surrogates in an ignored key parse (serde_json alone rejects all four), and the error text of
+/// a malformed reply is Python's.
+#[test]
+fn python_json_in_replies() {
+    let expected: BTreeSet<i64> = [1].into();
+    for extra in ["NaN", "-Infinity", "1e400", r#""x\ud800y""#] {
+        let reply =
+            format!(r#"{{"results": [{{"rubric_id": 1, "status": "是", "justification": "ok"}}], "x": {extra}}}"#);
+        let judgments = parse_strict(&reply, &expected).unwrap_or_else(|e| panic!("{extra}: {e}"));
+        assert!(judgments[0].hit, "{extra}");
+    }
+    let err = parse_strict(r#"{"results": [1 2]}"#, &expected).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(err.contains("Expecting ',' delimiter: line 1 column 16 (char 15)"), "{err}");
+}
