@@ -64,8 +64,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
         RetrieverSearcher::new(anser_retriever::SpecRetriever::new(
             engine,
             "bm25".parse().map_err(CliError::internal)?,
-        ))
-        .with_boundaries(corpus.clone()),
+        )),
     );
     let run_name = RunName::new("offline").map_err(CliError::internal)?;
     let run_dir = runs_dir.join("offline");

@@ -290,8 +290,7 @@ fn searcher(args: &RunArgs, spec: &str, tasks: &[anser_manifest::PublicTask]) ->
         })?;
     }
     Ok(Arc::new(
-        RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))
-            .with_boundaries(args.corpus_root.clone()),
+        RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec)),
     ))
 }
 
