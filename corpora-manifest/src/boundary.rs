@@ -90,7 +90,9 @@ fn day_range(text: &str) -> Option<(u32, u32)> {
     };
     let mut parts = head.split('-');
     let year = parts.next().filter(|y| y.len() == 4)?.parse::<u32>().ok()?;
-    let two = |p: Option<&str>, max: u32| p.filter(|p| p.len() == 2).and_then(|p| p.parse::<u32>().ok()).filter(|v| (1..=max).contains(v));
+    let two = |p: Option<&str>, max: u32| {
+        p.filter(|p| p.len() == 2).and_then(|p| p.parse::<u32>().ok()).filter(|v| (1..=max).contains(v))
+    };
     let base = year * 10_000;
     Some(match two(parts.next(), 12) {
         None => (base + 101, base + 1231),
@@ -429,7 +431,10 @@ mod tests {
 
     #[test]
     fn record_dates_and_windows() {
-        assert_eq!(RecordDate::parse("2019-05-12 10:00"), RecordDate { year: Some(2019), days: Some((20190512, 20190512)) });
+        assert_eq!(
+            RecordDate::parse("2019-05-12 10:00"),
+            RecordDate { year: Some(2019), days: Some((20190512, 20190512)) }
+        );
         assert_eq!(RecordDate::parse("2019-05"), RecordDate { year: Some(2019), days: Some((20190501, 20190531)) });
         assert_eq!(RecordDate::parse(" 2019"), RecordDate { year: Some(2019), days: Some((20190101, 20191231)) });
         assert_eq!(RecordDate::parse("n.d."), RecordDate::default());

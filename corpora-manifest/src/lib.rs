@@ -26,8 +26,8 @@ pub use check::{
 pub use error::{Error, Result};
 pub use group::{Domain, Language, Split, TaskGroup};
 pub use manifest::{
-    ColumnSpec, CorpusFormat, DatedField, DatedTable, Dating, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion, FileSchema, GroupSpec, Manifest,
-    Resolution, RouteSpec, TableSpec, UnitSpec, type_key,
+    ColumnSpec, CorpusFormat, DatedField, DatedTable, Dating, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion,
+    FileSchema, GroupSpec, Manifest, Resolution, RouteSpec, TableSpec, UnitSpec, type_key,
 };
 pub use route::Route;
 pub use select::{Selection, SelectionEntry};

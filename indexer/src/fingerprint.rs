@@ -193,7 +193,10 @@ impl Fingerprint {
             out.push(format!("units dated by {:?}, the manifest now says {:?}", self.dated, want.dated));
         }
         if self.evidence_kinds != want.evidence_kinds {
-            out.push(format!("evidence kinds {:?}, the manifest now says {:?}", self.evidence_kinds, want.evidence_kinds));
+            out.push(format!(
+                "evidence kinds {:?}, the manifest now says {:?}",
+                self.evidence_kinds, want.evidence_kinds
+            ));
         }
         out
     }

@@ -270,7 +270,8 @@ fn write_index(
 /// The filter attributes of a unit: its record's dates and the mask of the evidence kinds
 /// (`kinds`, in bit order) it names.
 fn unit_attrs(unit: &Unit, kinds: &[String]) -> UnitAttrs {
-    let evidence = kinds.iter().enumerate().filter(|(_, k)| unit.evidence.contains_key(*k)).fold(0u32, |m, (i, _)| m | 1 << i);
+    let evidence =
+        kinds.iter().enumerate().filter(|(_, k)| unit.evidence.contains_key(*k)).fold(0u32, |m, (i, _)| m | 1 << i);
     UnitAttrs { date: unit.date, evidence }
 }
 

@@ -125,27 +125,25 @@ pub fn read_units(
     let kinds = route_evidence_kinds(route);
     let mut stats = ReadStats::default();
     let mut ord = 0u32;
-    let mut emit = |unit_spec: &UnitSpec,
-                    record_id: String,
-                    text: String,
-                    evidence: BTreeMap<String, Value>,
-                    date: RecordDate| {
-        stats.records += 1;
-        for (chunk, window) in chunking.chunks(&text).into_iter().enumerate() {
-            sink(Unit {
-                ord,
-                kind: unit_spec.name.clone(),
-                record_id: record_id.clone(),
-                chunk: chunk as u32,
-                text: window,
-                evidence: evidence.clone(),
-                date,
-            })?;
-            ord = ord.checked_add(1).ok_or_else(|| Error::Param("more than 4 billion units in one route".into()))?;
-            stats.units += 1;
-        }
-        Ok::<(), Error>(())
-    };
+    let mut emit =
+        |unit_spec: &UnitSpec, record_id: String, text: String, evidence: BTreeMap<String, Value>, date: RecordDate| {
+            stats.records += 1;
+            for (chunk, window) in chunking.chunks(&text).into_iter().enumerate() {
+                sink(Unit {
+                    ord,
+                    kind: unit_spec.name.clone(),
+                    record_id: record_id.clone(),
+                    chunk: chunk as u32,
+                    text: window,
+                    evidence: evidence.clone(),
+                    date,
+                })?;
+                ord =
+                    ord.checked_add(1).ok_or_else(|| Error::Param("more than 4 billion units in one route".into()))?;
+                stats.units += 1;
+            }
+            Ok::<(), Error>(())
+        };
     match spec.format {
         CorpusFormat::Jsonl => {
             let unit_spec = spec.units.first().ok_or_else(|| Error::Param(format!("route {route} has no units")))?;

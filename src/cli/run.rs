@@ -289,9 +289,7 @@ fn searcher(args: &RunArgs, spec: &str, tasks: &[anser_manifest::PublicTask]) ->
             ))
         })?;
     }
-    Ok(Arc::new(
-        RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec)),
-    ))
+    Ok(Arc::new(RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))))
 }
 
 fn routes_of(tasks: &[anser_manifest::PublicTask]) -> Vec<anser_manifest::Route> {

@@ -105,7 +105,6 @@ pub struct JsonlIndex {
     offsets: HashMap<String, u64>,
 }
 
-
 /// The [`JsonlIndex`] of `route`'s JSONL file under `corpus_root`, built by one scan per file
 /// and process (corpus files are read-only during a run).
 pub fn jsonl_index(corpus_root: &Path, route: Route) -> Result<Arc<JsonlIndex>> {

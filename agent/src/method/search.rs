@@ -73,7 +73,12 @@ impl Searcher for RetrieverSearcher {
             .into_iter()
             .filter_map(|h| {
                 let id = h.evidence.get(&kind.name)?;
-                Some(SearchHit { evidence: evidence_item(kind, id), score: h.score, text: h.text, unit: h.retrieval_id })
+                Some(SearchHit {
+                    evidence: evidence_item(kind, id),
+                    score: h.score,
+                    text: h.text,
+                    unit: h.retrieval_id,
+                })
             })
             .collect())
     }

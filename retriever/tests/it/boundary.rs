@@ -77,7 +77,10 @@ fn every_retriever_kind_filters_inside_its_ranking() {
         assert!(late > 0, "{spec}: the unfiltered top 10 holds records after the cutoff");
 
         let bound = retriever.bind(&task).expect("boundary parses");
-        assert_eq!(bound.boundary().map(|b| &b.cutoff), Some(&Cutoff::Dates { from: None, through: "2019-12-31".into() }));
+        assert_eq!(
+            bound.boundary().map(|b| &b.cutoff),
+            Some(&Cutoff::Dates { from: None, through: "2019-12-31".into() })
+        );
         let hits = bound.search(query, 10).expect("bound");
         assert_eq!(hits.len(), 10, "{spec}: the 10 best admitted units, not the admitted rest of the top 10");
         for h in &hits {
@@ -97,7 +100,8 @@ fn every_retriever_kind_filters_inside_its_ranking() {
     let all = bm25.search(Route::ScienceArticles, query, 41).expect("all");
     let old_order: Vec<&str> =
         all.iter().filter(|h| years[&h.record_id].is_some_and(|y| y <= 2019)).map(|h| h.record_id.as_str()).collect();
-    let bound: Vec<String> = bm25.bind(&task).expect("bind").search(query, 41).expect("bound").into_iter().map(|h| h.record_id).collect();
+    let bound: Vec<String> =
+        bm25.bind(&task).expect("bind").search(query, 41).expect("bound").into_iter().map(|h| h.record_id).collect();
     assert_eq!(bound, old_order);
 }
 
@@ -111,8 +115,7 @@ fn undated_routes_and_tasks_without_a_cutoff_are_not_filtered() {
     let engine = Arc::new(Engine::new(&idx, Some(&corpus)));
     let retriever = SpecRetriever::new(engine, "bm25".parse().expect("spec"));
     // A cutoff on a route whose records are not dated hides nothing (as the SQL views).
-    let bounded =
-        SearchFilter { window: Some(Cutoff::FiscalYear { last: 1990 }.window()), ..SearchFilter::none() };
+    let bounded = SearchFilter { window: Some(Cutoff::FiscalYear { last: 1990 }.window()), ..SearchFilter::none() };
     let q = "业绩预告 回购股份";
     let plain = retriever.search(Route::FinanceZhRules, q, 5).expect("plain");
     assert!(!plain.is_empty());
