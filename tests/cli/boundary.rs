@@ -230,9 +230,9 @@ fn no_method_sees_records_after_a_shifted_cutoff_on_any_dated_route() {
     let cases = shifted_benchmark(&fixture, &bench);
     let bench_s = bench.to_str().expect("utf8");
 
-    // A route-level search (no task, no boundary) with a late record's words finds it.
+    // A route-level search (no task, no boundary) with a late record's words finds late records.
     for case in &cases {
-        for (_, words, late) in &case.tasks {
+        for (_, words, _) in &case.tasks {
             let o = anser_env(
                 &[
                     "search",
@@ -245,6 +245,7 @@ fn no_method_sees_records_after_a_shifted_cutoff_on_any_dated_route() {
                     "-k",
                     "20",
                     "--json",
+                    "--",
                     words,
                 ],
                 &env,
@@ -253,7 +254,8 @@ fn no_method_sees_records_after_a_shifted_cutoff_on_any_dated_route() {
             let hits: Value = serde_json::from_str(&stdout(&o)).expect("hits");
             let records: Vec<&str> =
                 hits.as_array().expect("array").iter().filter_map(|h| h["record_id"].as_str()).collect();
-            assert!(records.contains(&late.as_str()), "{}: unbounded search misses {late}: {records:?}", case.route);
+            let late = records.iter().filter(|r| case.unit_years.get(**r).is_some_and(|y| *y > case.cut)).count();
+            assert!(late > 0, "{}: the unbounded search returns records after {}: {records:?}", case.route, case.cut);
         }
     }
 

@@ -14,7 +14,7 @@ use std::{collections::HashMap, path::Path, sync::Arc};
 use anser_agent::{
     method::{RetrieverSearcher, Searcher, record::open_record},
     tools::{
-        boundary::Boundary,
+        boundary::{self, Boundary},
         sql::{GuardedDb, SqlParams},
     },
 };
@@ -123,7 +123,7 @@ fn record_years(corpus: &Path, d: &Dated) -> HashMap<String, i32> {
             .expect("jsonl")
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|r| Some((r["ID"].as_str()?.to_string(), year_of(&r["year"])?)))
+            .filter_map(|r| Some((boundary::date_text(&r["ID"])?, year_of(&r["year"])?)))
             .collect(),
     }
 }
