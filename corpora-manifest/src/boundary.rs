@@ -116,7 +116,7 @@ pub struct DateWindow {
 impl DateWindow {
     /// Whether a record dated `date` lies inside the window.
     pub fn admits(&self, date: &RecordDate) -> bool {
-        if self.max_year.is_some_and(|max| !date.year.is_some_and(|y| y <= max)) {
+        if self.max_year.is_some_and(|max| date.year.is_none_or(|y| y > max)) {
             return false;
         }
         if self.from_day.is_none() && self.through_day.is_none() {
@@ -463,12 +463,12 @@ mod tests {
     fn sql_predicates() {
         let dated = dated_table(Route::FinanceEnReports).expect("dated");
         assert_eq!(
-            Cutoff::FiscalYear { last: 2023 }.sql_predicate(&dated),
+            Cutoff::FiscalYear { last: 2023 }.sql_predicate(dated),
             "(COALESCE(fiscal_year, CAST(substr(report_date, 1, 4) AS INTEGER))) <= 2023"
         );
         let window = Cutoff::Dates { from: Some("2020-01-01".into()), through: "2021-03-15".into() };
         assert_eq!(
-            window.sql_predicate(&dated),
+            window.sql_predicate(dated),
             "(substr(filing_date, 1, 10)) <= '2021-03-15' AND (substr(filing_date, 1, 10)) >= '2020-01-01'"
         );
         assert!(dated_table(Route::ScienceArticles).is_none());

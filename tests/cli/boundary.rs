@@ -159,7 +159,7 @@ fn shifted_benchmark(fixture: &IndexedSample, bench: &Path) -> Vec<Case> {
             if tasks.len() == 2 {
                 break;
             }
-            if unit.record_id == last_record || !unit_years.get(&unit.record_id).is_some_and(|y| *y > cut) {
+            if unit.record_id == last_record || unit_years.get(&unit.record_id).is_none_or(|y| *y <= cut) {
                 continue;
             }
             last_record.clone_from(&unit.record_id);
