@@ -127,7 +127,7 @@ fn main() -> ExitCode {
     let client = Client::new(endpoint, ClientOptions { retry: RetryPolicy::default(), cache: None }).expect("client");
     let engine = Arc::new(Engine::new(&index_dir, Some(&corpus)));
     let spec: RetrieverSpec = "bm25".parse().expect("retriever spec");
-    let searcher = Arc::new(RetrieverSearcher::new(SpecRetriever::new(engine, spec)).with_boundaries(corpus.clone()));
+    let searcher = Arc::new(RetrieverSearcher::new(SpecRetriever::new(engine, spec)));
     let method = AgentMethod::new(client, corpus.clone(), Some(searcher), AgentParams::default()).expect("agent");
     let config = RunConfig {
         run_name: RunName::new("overhead").expect("run name"),

@@ -25,6 +25,10 @@ pub enum Error {
     #[error("task {id}: {message}")]
     Mapping { id: String, message: String },
 
+    /// A task states its information cutoff in more than one, conflicting way.
+    #[error("task {id}: ambiguous information cutoff: {message}")]
+    AmbiguousCutoff { id: String, message: String },
+
     /// A selection filter is invalid or matches nothing.
     #[error("selection: {0}")]
     Selection(String),

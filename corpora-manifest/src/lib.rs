@@ -7,7 +7,10 @@
 //!   apart from what a system under test may see.
 //! - [`Selection`]: the official runner's task filters.
 //! - [`check_corpus`]: schema checks of a corpus root.
+//! - [`boundary`]: a task's information cutoff, parsed once here for every layer below the model
+//!   (indexes, retrievers, SQL views, `open`).
 
+pub mod boundary;
 mod check;
 mod error;
 mod group;
@@ -23,8 +26,8 @@ pub use check::{
 pub use error::{Error, Result};
 pub use group::{Domain, Language, Split, TaskGroup};
 pub use manifest::{
-    ColumnSpec, CorpusFormat, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion, FileSchema, GroupSpec, Manifest,
-    Resolution, RouteSpec, TableSpec, UnitSpec, type_key,
+    ColumnSpec, CorpusFormat, DatedField, DatedTable, Dating, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion,
+    FileSchema, GroupSpec, Manifest, Resolution, RouteSpec, TableSpec, UnitSpec, type_key,
 };
 pub use route::Route;
 pub use select::{Selection, SelectionEntry};

@@ -34,6 +34,36 @@ pub struct Exclusion {
     pub key: String,
 }
 
+/// How a route's records are dated, for information boundaries. SQLite routes name the table
+/// whose rows carry the date (`reports`, `filings`, `cases`, `case_record`), the key its child
+/// tables join on, and SQL expressions over its columns for the record's year and its ISO date
+/// text; JSONL routes name the field holding the date (`year` of science articles).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(untagged)]
+pub enum Dating {
+    Table(DatedTable),
+    Field(DatedField),
+}
+
+/// The dated table of a SQLite route (see [`Dating`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatedTable {
+    pub table: String,
+    pub key: String,
+    /// SQL expression of the record's (fiscal, report, decision) year; NULL when unknown.
+    pub year_sql: String,
+    /// SQL expression of the record's ISO date text (`YYYY-MM-DD`, or a prefix); NULL when unknown.
+    pub date_sql: String,
+}
+
+/// The date field of a JSONL route's records (see [`Dating`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatedField {
+    pub field: String,
+}
+
 /// One kind of retrieval unit of a route.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,6 +89,9 @@ pub struct RouteSpec {
     pub joins: Vec<String>,
     #[serde(default)]
     pub exclude: Option<Exclusion>,
+    /// How records are dated; routes without it have no information boundary.
+    #[serde(default)]
+    pub dated: Option<Dating>,
     pub units: Vec<UnitSpec>,
     #[serde(skip)]
     pub schema: FileSchema,
@@ -375,6 +408,31 @@ fn validate_route(spec: &RouteSpec) -> std::result::Result<(), String> {
             return Err(format!("route {name}: exclusion names unknown column of {}", ex.table));
         }
     }
+    match &spec.dated {
+        Some(Dating::Table(d)) => {
+            if !sqlite {
+                return Err(format!("route {name}: `dated` names a table, but the corpus is JSONL (use `field`)"));
+            }
+            if !has_column(&d.table, &d.key) {
+                return Err(format!("route {name}: `dated` names unknown column {}.{}", d.table, d.key));
+            }
+            // Every unit must reach its record's date: from the dated table itself or its key.
+            for unit in &spec.units {
+                if unit.source != d.table && !has_column(&unit.source, &d.key) {
+                    return Err(format!("route {name}: unit {} has no column {} to find its date", unit.name, d.key));
+                }
+            }
+        }
+        Some(Dating::Field(f)) => {
+            if sqlite {
+                return Err(format!("route {name}: `dated` names a field, but the corpus is SQLite (use a table)"));
+            }
+            if !spec.schema.fields.contains(&f.field) {
+                return Err(format!("route {name}: `dated` names unknown field {}", f.field));
+            }
+        }
+        None => {}
+    }
     for join in &spec.joins {
         for side in join.split('=').map(str::trim) {
             let (t, c) = side.split_once('.').ok_or_else(|| format!("route {name}: bad join {join:?}"))?;
@@ -430,6 +488,31 @@ mod tests {
             let ex = m.route(route).exclude.as_ref().expect("exclusion");
             assert_eq!((ex.column.as_str(), ex.value.as_str()), ("split", "ground_truth"));
         }
+    }
+
+    #[test]
+    fn dated_routes_are_the_ones_tasks_state_cutoffs_for() {
+        let m = Manifest::get();
+        let dated: Vec<Route> = m.routes().filter(|s| s.dated.is_some()).map(|s| s.route).collect();
+        assert_eq!(
+            dated,
+            [
+                Route::ScienceArticles,
+                Route::FinanceZhReports,
+                Route::FinanceEnReports,
+                Route::LegalZhCases,
+                Route::LegalEnCases
+            ]
+        );
+        // Every predictive group's routes are dated.
+        for group in TaskGroup::all().into_iter().filter(|g| g.split == Split::Predictive) {
+            for route in m.group(group).routes() {
+                assert!(m.route(route).dated.is_some(), "{group} reads undated {route}");
+            }
+        }
+        let wrong = MANIFEST_TOML.replace("dated = { field = \"year\" }", "dated = { field = \"published\" }");
+        let err = Manifest::parse(&wrong, SCHEMA_TOML).expect_err("unknown field");
+        assert!(err.to_string().contains("published"), "{err}");
     }
 
     #[test]

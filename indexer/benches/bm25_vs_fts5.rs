@@ -32,7 +32,7 @@ fn bench_route(name: &str, units: &[Unit], queries: &[String]) {
     let t0 = Instant::now();
     let mut w = Bm25Writer::create(tmp.path(), analyzer, 1).expect("writer");
     for u in units {
-        w.add(u).expect("add");
+        w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
     }
     w.finish().expect("commit");
     let tantivy_build = t0.elapsed().as_secs_f64();

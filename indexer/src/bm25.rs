@@ -2,10 +2,12 @@
 //! b = 0.75 and quantises document lengths to one byte).
 //!
 //! Each unit is one tantivy document: its analysed terms (pre-tokenised with the route's
-//! [`Analyzer`], so index and query analysis are the same code), its unit ordinal and its exact
-//! token count as fast fields. A query is analysed into distinct terms (as the official
-//! baseline's OR query of distinct terms); for each term the postings (doc, tf) are read from
-//! every segment and
+//! [`Analyzer`], so index and query analysis are the same code), and as fast fields its unit
+//! ordinal, its exact token count and its filter attributes ([`crate::filter`]: record year,
+//! first and last day, evidence-kind mask). A query is analysed into distinct terms (as the
+//! official baseline's OR query of distinct terms); for each term the postings (doc, tf) are read
+//! from every segment and, for documents the query's [`UnitFilter`] admits (checked on the fast
+//! fields before the document is scored, so a filtered-out unit is never scored or returned),
 //!
 //! `score(d) = Σ_t idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))`
 //!
@@ -25,6 +27,7 @@ use tantivy::{
 use crate::{
     Error, Result,
     analyzer::{Analyzer, Tokens},
+    filter::{UnitAttrs, UnitFilter},
     units::Unit,
 };
 
@@ -102,6 +105,10 @@ struct Fields {
     text: Field,
     ord: Field,
     len: Field,
+    year: Field,
+    day_first: Field,
+    day_last: Field,
+    evidence: Field,
 }
 
 fn schema(analyzer: Analyzer) -> (Schema, Fields) {
@@ -111,7 +118,11 @@ fn schema(analyzer: Analyzer) -> (Schema, Fields) {
     let text = b.add_text_field("text", TextOptions::default().set_indexing_options(indexing));
     let ord = b.add_u64_field("ord", FAST);
     let len = b.add_u64_field("len", FAST);
-    (b.build(), Fields { text, ord, len })
+    let year = b.add_i64_field("year", FAST);
+    let day_first = b.add_u64_field("day_first", FAST);
+    let day_last = b.add_u64_field("day_last", FAST);
+    let evidence = b.add_u64_field("evidence", FAST);
+    (b.build(), Fields { text, ord, len, year, day_first, day_last, evidence })
 }
 
 fn register(index: &Index, analyzer: Analyzer) {
@@ -142,12 +153,17 @@ impl Bm25Writer {
         Ok(Self { writer, fields, tokens: Tokens::new(analyzer) })
     }
 
-    /// Add one unit.
-    pub fn add(&mut self, unit: &Unit) -> Result<()> {
+    /// Add one unit with its filter attributes.
+    pub fn add(&mut self, unit: &Unit, attrs: &UnitAttrs) -> Result<()> {
         let tokens = self.tokens.tokens(&unit.text);
         let mut doc = TantivyDocument::default();
         doc.add_u64(self.fields.ord, u64::from(unit.ord));
         doc.add_u64(self.fields.len, tokens.len() as u64);
+        let (year, first, last) = attrs.fast_values();
+        doc.add_i64(self.fields.year, year);
+        doc.add_u64(self.fields.day_first, first);
+        doc.add_u64(self.fields.day_last, last);
+        doc.add_u64(self.fields.evidence, u64::from(attrs.evidence));
         doc.add_pre_tokenized_text(self.fields.text, PreTokenizedString { text: String::new(), tokens });
         self.writer.add_document(doc)?;
         Ok(())
@@ -158,6 +174,45 @@ impl Bm25Writer {
         self.writer.commit()?;
         self.writer.wait_merging_threads()?;
         Ok(())
+    }
+}
+
+/// The fast-field columns of one segment that a [`UnitFilter`] reads, with each document's
+/// decision cached.
+struct SegmentGate {
+    year: tantivy::columnar::Column<i64>,
+    first: tantivy::columnar::Column<u64>,
+    last: tantivy::columnar::Column<u64>,
+    evidence: tantivy::columnar::Column<u64>,
+    state: Vec<u8>,
+}
+
+impl SegmentGate {
+    fn new(seg: &tantivy::SegmentReader) -> Result<Self> {
+        let ff = seg.fast_fields();
+        Ok(Self {
+            year: ff.i64("year")?,
+            first: ff.u64("day_first")?,
+            last: ff.u64("day_last")?,
+            evidence: ff.u64("evidence")?,
+            state: vec![0; seg.max_doc() as usize],
+        })
+    }
+
+    fn attrs(&self, doc: u32) -> UnitAttrs {
+        UnitAttrs::from_fast_values(
+            self.year.first(doc).unwrap_or(i64::MAX),
+            self.first.first(doc).unwrap_or(u64::MAX),
+            self.last.first(doc).unwrap_or(0),
+            self.evidence.first(doc).unwrap_or(0),
+        )
+    }
+
+    fn admits(&mut self, doc: u32, filter: &UnitFilter) -> bool {
+        if self.state[doc as usize] == 0 {
+            self.state[doc as usize] = if filter.admits(&self.attrs(doc)) { 1 } else { 2 };
+        }
+        self.state[doc as usize] == 1
     }
 }
 
@@ -231,12 +286,49 @@ impl Bm25Index {
 
     /// The `k` best units for `query` (only units matching at least one term), best first.
     pub fn search(&self, query: &str, k: usize, params: &Bm25Params) -> Result<Vec<Scored>> {
+        self.search_filtered(query, k, params, &UnitFilter::none())
+    }
+
+    /// The `k` best units for `query` among those `filter` admits, best first.
+    pub fn search_filtered(
+        &self,
+        query: &str,
+        k: usize,
+        params: &Bm25Params,
+        filter: &UnitFilter,
+    ) -> Result<Vec<Scored>> {
         let terms = self.query_terms(query);
-        self.search_terms(&terms, k, params)
+        self.search_terms_filtered(&terms, k, params, filter)
     }
 
     /// The `k` best units for already analysed, distinct terms.
     pub fn search_terms(&self, terms: &[String], k: usize, params: &Bm25Params) -> Result<Vec<Scored>> {
+        self.search_terms_filtered(terms, k, params, &UnitFilter::none())
+    }
+
+    /// The filter attributes of every unit, by ordinal (for checks and tests).
+    pub fn unit_attrs(&self) -> Result<Vec<(u32, UnitAttrs)>> {
+        let searcher = self.reader.searcher();
+        let mut out = Vec::new();
+        for seg in searcher.segment_readers() {
+            let ord = seg.fast_fields().u64("ord")?;
+            let g = SegmentGate::new(seg)?;
+            for doc in 0..seg.max_doc() {
+                out.push((ord.first(doc).unwrap_or(u64::MAX) as u32, g.attrs(doc)));
+            }
+        }
+        out.sort_by_key(|(o, _)| *o);
+        Ok(out)
+    }
+
+    /// The `k` best units among those `filter` admits for already analysed, distinct terms.
+    pub fn search_terms_filtered(
+        &self,
+        terms: &[String],
+        k: usize,
+        params: &Bm25Params,
+        filter: &UnitFilter,
+    ) -> Result<Vec<Scored>> {
         let searcher = self.reader.searcher();
         let mut hits: Vec<Scored> = Vec::new();
         let weighted: Vec<(Term, f64)> = terms
@@ -252,12 +344,21 @@ impl Bm25Index {
             let inverted = seg.inverted_index(self.fields.text)?;
             let len = seg.fast_fields().u64("len")?;
             let ord = seg.fast_fields().u64("ord")?;
+            // The filter, decided from a document's fast fields the first time one of its
+            // postings is met (0: not yet, 1: admitted, 2: filtered out).
+            let mut gate = if filter.is_none() { None } else { Some(SegmentGate::new(seg)?) };
             let mut acc: Vec<f64> = vec![0.0; seg.max_doc() as usize];
             let mut touched: Vec<u32> = Vec::new();
             for (term, idf) in &weighted {
                 let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::WithFreqs)? else { continue };
                 let mut doc = postings.doc();
                 while doc != TERMINATED {
+                    if let Some(g) = gate.as_mut()
+                        && !g.admits(doc, filter)
+                    {
+                        doc = postings.advance();
+                        continue;
+                    }
                     let dl = len.first(doc).unwrap_or(0) as f64;
                     let s = params.term_score(*idf, f64::from(postings.term_freq()), dl, self.avgdl);
                     let slot = &mut acc[doc as usize];

@@ -18,6 +18,12 @@ pub enum Error {
     /// The index was built from another corpus file or with other settings.
     #[error("{path}: stale or mismatched index: {message}; rebuild it with `anser index ... --rebuild`")]
     Stale { path: PathBuf, message: String },
+    /// The index was written in an older (or newer) on-disk format.
+    #[error(
+        "{path}: index format {found} is not this anser's format {format}; re-run `anser index` with --rebuild to rebuild it",
+        format = crate::INDEX_FORMAT
+    )]
+    OldFormat { path: PathBuf, found: u32 },
     /// The index exists and `--rebuild` was not given.
     #[error("{path}: an index already exists; pass --rebuild to replace it")]
     Exists { path: PathBuf },
@@ -55,6 +61,7 @@ impl Error {
             | Error::Corpus { .. }
             | Error::MissingIndex { .. }
             | Error::Stale { .. }
+            | Error::OldFormat { .. }
             | Error::Exists { .. }
             | Error::EmbeddingConfig(_)
             | Error::Io(_) => true,

@@ -1,8 +1,10 @@
 //! What an index was built from and how. Every route index records its corpus file's identity
 //! (path, size, modification time, SHA-256), the chunking, the BM25 analyzers and parameters,
-//! the embedding model (id, dimension, content identity) with the HNSW parameters, and the tool
-//! version. Opening an index compares this with the present corpus and the request, so a stale
-//! or mismatched index is an error, never a silent wrong answer.
+//! the embedding model (id, dimension, content identity) with the HNSW parameters, how its units
+//! were dated and which evidence kinds their filter masks name, and the tool version with the
+//! on-disk format. Opening an index compares this with the present corpus and the request, so a
+//! stale or mismatched index is an error, never a silent wrong answer; an index of an older
+//! format is refused with one line that says to re-run `anser index`.
 
 use std::{
     io::Read,
@@ -13,17 +15,25 @@ use std::{
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use anser_manifest::Route;
+use anser_manifest::{Dating, Route};
 
 use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Result, units::ReadStats};
 
 /// Version of the on-disk layout; bump when files change meaning.
-pub const INDEX_FORMAT: u32 = 1;
+///
+/// 2: units carry their record's dates and evidence-kind mask (BM25 fast fields `year`,
+/// `day_first`, `day_last`, `evidence`; `unit_attrs.bin`), for filters inside the search.
+pub const INDEX_FORMAT: u32 = 2;
 pub(crate) const FINGERPRINT_FILE: &str = "fingerprint.json";
 
 /// The tool that wrote an index.
 pub fn tool_version() -> String {
     format!("anser-indexer {} format {INDEX_FORMAT}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The on-disk format named by a `tool` string of a fingerprint (`… format N`).
+fn format_of(tool: &str) -> Option<u32> {
+    tool.rsplit_once(" format ").and_then(|(_, n)| n.trim().parse().ok())
 }
 
 /// Identity of a corpus file.
@@ -116,6 +126,10 @@ pub struct Fingerprint {
     pub stats: ReadStats,
     pub bm25: Vec<Bm25Part>,
     pub dense: Option<DensePart>,
+    /// How the units' records were dated (the manifest's `dated` entry); `None`: undated.
+    pub dated: Option<Dating>,
+    /// The route's evidence kinds in mask-bit order (bit i = `evidence_kinds[i]`).
+    pub evidence_kinds: Vec<String>,
 }
 
 impl Fingerprint {
@@ -128,6 +142,14 @@ impl Fingerprint {
             });
         }
         let text = fs_err::read_to_string(&path)?;
+        // The format first, so an index of an older layout gets one clear line, not a
+        // complaint about whichever field changed.
+        let tool = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("tool").and_then(|t| t.as_str()).map(str::to_string));
+        if let Some(found) = tool.as_deref().and_then(format_of).filter(|f| *f != INDEX_FORMAT) {
+            return Err(Error::OldFormat { path: dir.to_path_buf(), found });
+        }
         serde_json::from_str(&text).map_err(|e| Error::Stale {
             path,
             message: format!("unreadable fingerprint ({e}); it was written by another version"),
@@ -168,6 +190,27 @@ impl Fingerprint {
             (Some(a), None) => out.push(format!("embeddings {} present, none requested", a.model_id)),
             _ => {}
         }
+        if self.dated != want.dated {
+            out.push(format!("units dated by {:?}, the manifest now says {:?}", self.dated, want.dated));
+        }
+        if self.evidence_kinds != want.evidence_kinds {
+            out.push(format!(
+                "evidence kinds {:?}, the manifest now says {:?}",
+                self.evidence_kinds, want.evidence_kinds
+            ));
+        }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_format_of_a_tool_string() {
+        assert_eq!(format_of(&tool_version()), Some(INDEX_FORMAT));
+        assert_eq!(format_of("anser-indexer 0.1.0 format 1"), Some(1));
+        assert_eq!(format_of("something else"), None);
     }
 }

@@ -4,6 +4,8 @@
 //!   each carrying its evidence identifiers ([`evidence`]); excluded rows are never read.
 //! - [`analyzer`]: zh bigram (official baseline), zh jieba, en (+ stemming).
 //! - [`bm25`]: tantivy postings with our own BM25 scoring ([`Bm25Params`]: k1, b, idf).
+//! - [`filter`]: per-unit record dates and evidence masks (fast fields, `unit_attrs.bin`) and
+//!   the [`UnitFilter`] a search applies inside its ranking (a task's information boundary).
 //! - [`embed`]: the [`Embedder`] trait (local ONNX via anser-encoder, or an OpenAI-compatible
 //!   `/embeddings` API via anser-llm).
 //! - [`vectors`]: exact and hnsw_rs search over unit vectors ([`HnswParams`]).
@@ -30,6 +32,7 @@ pub mod chunk;
 pub mod embed;
 mod error;
 pub mod evidence;
+pub mod filter;
 pub mod fingerprint;
 mod progress;
 pub mod route_index;
@@ -42,6 +45,7 @@ pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Idf, Scored};
 pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 pub use embed::{ApiEmbedder, Embedder, EmbedderSpec, OnnxEmbedder, embedder_from_env, open_embedder};
 pub use error::{Error, Result};
+pub use filter::{UnitAttrs, UnitFilter};
 pub use fingerprint::{Fingerprint, INDEX_FORMAT, tool_version};
 pub use route_index::{BuildOptions, BuildReport, RouteIndex, build_route, corpus_file, default_analyzers, route_dir};
 pub use units::Unit;

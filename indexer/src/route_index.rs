@@ -1,6 +1,8 @@
 //! Building and opening the index of one route: `<index-dir>/<route>/` holds the fingerprint,
-//! the unit store, one tantivy BM25 index per analyzer (`bm25/<analyzer>/`) and, when an
-//! embedder is given, the dense vectors and HNSW graph (`dense/`).
+//! the unit store, the per-unit filter attributes (`unit_attrs.bin`: record dates and evidence
+//! mask, read by vector searches), one tantivy BM25 index per analyzer (`bm25/<analyzer>/`, the
+//! same attributes as fast fields) and, when an embedder is given, the dense vectors and HNSW
+//! graph (`dense/`).
 //!
 //! A build writes into a temporary sibling folder and renames it into place at the end, so an
 //! interrupted build never leaves a half-written index where a finished one was.
@@ -13,15 +15,16 @@ use std::{
 
 use serde::Serialize;
 
-use anser_manifest::{Manifest, Route};
+use anser_manifest::{Manifest, Route, boundary::DateWindow};
 
 use crate::{
     Analyzer, Bm25Params, Chunking, Embedder, Error, HnswParams, Result,
-    bm25::{Bm25Index, Bm25Writer},
+    bm25::{Bm25Index, Bm25Writer, Scored},
+    filter::{AttrsWriter, MAX_EVIDENCE_KINDS, NO_UNIT, UnitAttrs, UnitFilter, read_attrs},
     fingerprint::{Bm25Part, CorpusIdentity, DensePart, Fingerprint, tool_version},
     progress::bar,
     store::{UnitStore, UnitStoreWriter},
-    units::{count_records, read_units},
+    units::{Unit, count_records, read_units, route_evidence_kinds},
     vectors::VectorIndex,
 };
 
@@ -111,6 +114,8 @@ fn requested(
         stats: Default::default(),
         bm25: analyzers.into_iter().map(|analyzer| Bm25Part { analyzer, params: opts.bm25 }).collect(),
         dense,
+        dated: Manifest::get().route(route).dated.clone(),
+        evidence_kinds: route_evidence_kinds(route).into_iter().collect(),
     })
 }
 
@@ -191,7 +196,12 @@ fn write_index(
     embedder: Option<&dyn Embedder>,
 ) -> Result<()> {
     let total = count_records(route, corpus_path)?;
+    if want.evidence_kinds.len() > MAX_EVIDENCE_KINDS {
+        return Err(Error::Param(format!("route {route} serves more than {MAX_EVIDENCE_KINDS} evidence kinds")));
+    }
     let mut store = UnitStoreWriter::create(dir)?;
+    let mut attrs_out = AttrsWriter::create(dir)?;
+    let kinds = want.evidence_kinds.clone();
     let mut writers = Vec::new();
     for part in &want.bm25 {
         let d = dir.join("bm25").join(part.analyzer.as_str());
@@ -220,9 +230,11 @@ fn write_index(
         corpus_path,
         want.chunking,
         |unit| {
+            let attrs = unit_attrs(&unit, &kinds);
             store.add(&unit)?;
+            attrs_out.add(&attrs)?;
             for w in &mut writers {
-                w.add(&unit)?;
+                w.add(&unit, &attrs)?;
             }
             if embedder.is_some() {
                 pending.push(unit.text);
@@ -237,6 +249,7 @@ fn write_index(
     flush(&mut pending, &mut vectors)?;
     pb.finish_and_clear();
     store.finish()?;
+    attrs_out.finish()?;
     let commit = bar(opts.quiet, 0, format!("{route}: commit BM25"));
     for w in writers {
         w.finish()?;
@@ -254,6 +267,14 @@ fn write_index(
     want.write(dir)
 }
 
+/// The filter attributes of a unit: its record's dates and the mask of the evidence kinds
+/// (`kinds`, in bit order) it names.
+fn unit_attrs(unit: &Unit, kinds: &[String]) -> UnitAttrs {
+    let evidence =
+        kinds.iter().enumerate().filter(|(_, k)| unit.evidence.contains_key(*k)).fold(0u32, |m, (i, _)| m | 1 << i);
+    UnitAttrs { date: unit.date, evidence }
+}
+
 /// An open route index.
 #[derive(Debug)]
 pub struct RouteIndex {
@@ -261,6 +282,8 @@ pub struct RouteIndex {
     pub dir: PathBuf,
     pub fingerprint: Fingerprint,
     pub store: UnitStore,
+    /// Filter attributes by unit ordinal (`unit_attrs.bin`).
+    attrs: Vec<UnitAttrs>,
     bm25: BTreeMap<Analyzer, Bm25Index>,
     vectors: Option<VectorIndex>,
 }
@@ -285,10 +308,15 @@ impl RouteIndex {
         if let Some(change) = fingerprint.corpus.changed(&corpus)? {
             return Err(stale(change));
         }
+        let dated = &Manifest::get().route(route).dated;
+        if fingerprint.dated != *dated {
+            return Err(stale(format!("units dated by {:?}, the manifest now says {dated:?}", fingerprint.dated)));
+        }
         let store = UnitStore::open(&dir)?;
         if store.len() as u64 != fingerprint.stats.units {
             return Err(stale(format!("{} units stored, fingerprint says {}", store.len(), fingerprint.stats.units)));
         }
+        let attrs = read_attrs(&dir, store.len())?;
         let mut bm25 = BTreeMap::new();
         for part in &fingerprint.bm25 {
             let index = Bm25Index::open(&dir.join("bm25").join(part.analyzer.as_str()), part.analyzer)?;
@@ -298,7 +326,38 @@ impl RouteIndex {
             Some(d) => Some(VectorIndex::load(&dir.join("dense"), d.dim, d.hnsw)?),
             None => None,
         };
-        Ok(Self { route, dir, fingerprint, store, bm25, vectors })
+        Ok(Self { route, dir, fingerprint, store, attrs, bm25, vectors })
+    }
+
+    /// The filter for a search of this route: `window` (a task's information boundary) applies
+    /// when the route's units are dated, as the SQL views apply a cutoff only to dated tables;
+    /// `evidence_kinds` keeps units naming all of them (none, for a kind the route does not serve).
+    pub fn unit_filter(&self, window: Option<DateWindow>, evidence_kinds: &[String]) -> UnitFilter {
+        let window = window.filter(|_| self.fingerprint.dated.is_some());
+        let evidence = (!evidence_kinds.is_empty()).then(|| {
+            evidence_kinds.iter().fold(0u32, |mask, kind| {
+                mask | self.fingerprint.evidence_kinds.iter().position(|k| k == kind).map_or(NO_UNIT, |i| 1u32 << i)
+            })
+        });
+        UnitFilter { window, evidence }
+    }
+
+    /// The filter attributes of unit `ord`.
+    pub fn unit_attrs(&self, ord: u32) -> Option<&UnitAttrs> {
+        self.attrs.get(ord as usize)
+    }
+
+    /// Dense top-k among the units `filter` admits (HNSW with the filter inside, exact when
+    /// `exact` or the filter is selective).
+    pub fn dense_search(&self, query: &[f32], k: usize, exact: bool, filter: &UnitFilter) -> Result<Vec<Scored>> {
+        let (vectors, _) = self.dense()?;
+        let keep = |ord: u32| self.attrs.get(ord as usize).is_some_and(|a| filter.admits(a));
+        match (exact, filter.is_none()) {
+            (true, true) => vectors.exact_search(query, k),
+            (true, false) => vectors.exact_search_where(query, k, &keep),
+            (false, true) => vectors.search(query, k),
+            (false, false) => vectors.search_filtered(query, k, vectors.params().ef_search, &keep),
+        }
     }
 
     /// The BM25 index of `analyzer` (`None`: the route's first analyzer) and its build params.

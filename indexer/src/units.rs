@@ -1,8 +1,9 @@
 //! Retrieval units of a route, read from its corpus file as the manifest defines them: each
 //! record's text columns joined by newlines (empty and null values dropped, nested JSON such as
 //! article sections flattened in order), cut into [`Chunking`] windows, each window carrying the
-//! identifiers of every evidence kind the route is scored on. Rows the manifest excludes
-//! (finance reports with `split = 'ground_truth'`) are never read.
+//! identifiers of every evidence kind the route is scored on and its record's dates (as the
+//! manifest's `dated` entry of the route reads them). Rows the manifest excludes (finance
+//! reports with `split = 'ground_truth'`) are never read.
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},
@@ -14,7 +15,11 @@ use rusqlite::types::ValueRef;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use anser_manifest::{CorpusFormat, Manifest, Route, RouteSpec, UnitSpec, open_sqlite_readonly};
+use anser_manifest::{
+    CorpusFormat, DatedTable, Dating, Manifest, Route, RouteSpec, UnitSpec,
+    boundary::{RecordDate, date_text},
+    open_sqlite_readonly,
+};
 
 use crate::{
     Chunking, Error, Result,
@@ -35,6 +40,9 @@ pub struct Unit {
     pub text: String,
     /// Identifier per evidence kind name (raw value, or `{"item", "law"}` for rules).
     pub evidence: BTreeMap<String, Value>,
+    /// The dates of the unit's record (undated on routes the manifest does not date).
+    #[serde(default)]
+    pub date: RecordDate,
 }
 
 impl Unit {
@@ -117,44 +125,76 @@ pub fn read_units(
     let kinds = route_evidence_kinds(route);
     let mut stats = ReadStats::default();
     let mut ord = 0u32;
-    let mut emit = |unit_spec: &UnitSpec, record_id: String, text: String, evidence: BTreeMap<String, Value>| {
-        stats.records += 1;
-        for (chunk, window) in chunking.chunks(&text).into_iter().enumerate() {
-            sink(Unit {
-                ord,
-                kind: unit_spec.name.clone(),
-                record_id: record_id.clone(),
-                chunk: chunk as u32,
-                text: window,
-                evidence: evidence.clone(),
-            })?;
-            ord = ord.checked_add(1).ok_or_else(|| Error::Param("more than 4 billion units in one route".into()))?;
-            stats.units += 1;
-        }
-        Ok::<(), Error>(())
-    };
+    let mut emit =
+        |unit_spec: &UnitSpec, record_id: String, text: String, evidence: BTreeMap<String, Value>, date: RecordDate| {
+            stats.records += 1;
+            for (chunk, window) in chunking.chunks(&text).into_iter().enumerate() {
+                sink(Unit {
+                    ord,
+                    kind: unit_spec.name.clone(),
+                    record_id: record_id.clone(),
+                    chunk: chunk as u32,
+                    text: window,
+                    evidence: evidence.clone(),
+                    date,
+                })?;
+                ord =
+                    ord.checked_add(1).ok_or_else(|| Error::Param("more than 4 billion units in one route".into()))?;
+                stats.units += 1;
+            }
+            Ok::<(), Error>(())
+        };
     match spec.format {
         CorpusFormat::Jsonl => {
             let unit_spec = spec.units.first().ok_or_else(|| Error::Param(format!("route {route} has no units")))?;
-            read_jsonl(spec, unit_spec, corpus_file, &kinds, &mut |id, text, ev| {
+            read_jsonl(spec, unit_spec, corpus_file, &kinds, &mut |id, text, ev, date| {
                 on_record();
-                emit(unit_spec, id, text, ev)
+                emit(unit_spec, id, text, ev, date)
             })?;
         }
         CorpusFormat::Sqlite => {
             let conn = open(corpus_file)?;
+            let dates = match &spec.dated {
+                Some(Dating::Table(dated)) => Some(record_dates(&conn, dated, corpus_file)?),
+                _ => None,
+            };
             for unit_spec in &spec.units {
-                stats.excluded += read_sqlite(&conn, spec, unit_spec, corpus_file, &kinds, &mut |id, text, ev| {
+                let dating = match (&spec.dated, &dates) {
+                    (Some(Dating::Table(dated)), Some(dates)) => Some((dated.key.as_str(), dates)),
+                    _ => None,
+                };
+                let mut sink = |id, text, ev, date| {
                     on_record();
-                    emit(unit_spec, id, text, ev)
-                })?;
+                    emit(unit_spec, id, text, ev, date)
+                };
+                stats.excluded += read_sqlite(&conn, spec, unit_spec, corpus_file, &kinds, dating, &mut sink)?;
             }
         }
     }
     Ok(stats)
 }
 
-type RecordSink<'a> = dyn FnMut(String, String, BTreeMap<String, Value>) -> Result<()> + 'a;
+type RecordSink<'a> = dyn FnMut(String, String, BTreeMap<String, Value>, RecordDate) -> Result<()> + 'a;
+
+/// Key of the dated table → the record's dates, evaluated with the manifest's SQL expressions
+/// (the same ones the SQL views filter with).
+type RecordDates = HashMap<String, RecordDate>;
+
+fn record_dates(conn: &rusqlite::Connection, dated: &DatedTable, path: &Path) -> Result<RecordDates> {
+    let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let sql = format!("SELECT {}, ({}), ({}) FROM {}", q(&dated.key), dated.year_sql, dated.date_sql, q(&dated.table));
+    let mut stmt = conn.prepare(&sql).map_err(|e| sql_err(path, e))?;
+    let mut rows = stmt.query([]).map_err(|e| sql_err(path, e))?;
+    let mut out = HashMap::new();
+    while let Some(r) = rows.next().map_err(|e| sql_err(path, e))? {
+        let get = |i: usize| r.get_ref(i).map(sql_value).map_err(|e| sql_err(path, e));
+        let Some(key) = scalar_text(&get(0)?) else { continue };
+        let year = get(1)?.as_i64();
+        let date = scalar_text(&get(2)?);
+        out.insert(key, RecordDate::of_parts(year, date.as_deref()));
+    }
+    Ok(out)
+}
 
 fn open(path: &Path) -> Result<rusqlite::Connection> {
     open_sqlite_readonly(path).map_err(|message| Error::Corpus { path: path.to_path_buf(), message })
@@ -237,7 +277,11 @@ fn read_jsonl(
                 evidence.insert(kind.clone(), v);
             }
         }
-        sink(id, join_parts(parts), evidence)?;
+        let date = match &spec.dated {
+            Some(Dating::Field(f)) => obj.get(&f.field).and_then(date_text).map(|t| RecordDate::parse(&t)),
+            _ => None,
+        };
+        sink(id, join_parts(parts), evidence, date.unwrap_or_default())?;
     }
     Ok(())
 }
@@ -258,6 +302,7 @@ fn read_sqlite(
     unit: &UnitSpec,
     path: &Path,
     kinds: &BTreeSet<String>,
+    dating: Option<(&str, &RecordDates)>,
     sink: &mut RecordSink<'_>,
 ) -> Result<u64> {
     let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
@@ -312,6 +357,11 @@ fn read_sqlite(
         excluded = n.max(0) as u64;
         where_clause = format!(" WHERE NOT ({cond})");
     }
+    // Last column: the key of the record's date (the dated table's key, also in child tables).
+    let date_col = dating.map(|(key, _)| {
+        columns.push(key.to_string());
+        columns.len() - 1
+    });
     let select: Vec<String> = columns.iter().map(|c| q(c)).collect();
     let sql = format!("SELECT {} FROM {}{where_clause} ORDER BY rowid", select.join(", "), q(&unit.source));
     let mut stmt = conn.prepare(&sql).map_err(|e| sql_err(path, e))?;
@@ -354,7 +404,11 @@ fn read_sqlite(
                 evidence.insert(kind.clone(), v);
             }
         }
-        sink(id, join_parts(parts), evidence)?;
+        let date = match (date_col, dating) {
+            (Some(c), Some((_, dates))) => scalar_text(&get(c)?).and_then(|k| dates.get(&k).copied()),
+            _ => None,
+        };
+        sink(id, join_parts(parts), evidence, date.unwrap_or_default())?;
     }
     Ok(excluded)
 }

@@ -3,12 +3,19 @@
 //! product) is its cosine similarity. The graph uses anndists' `DistCosine`, which clamps
 //! rounding noise; its `DistDot` asserts `dot ≤ 1` and can panic on a vector's own duplicate.
 //!
+//! Filtered search ([`VectorIndex::search_filtered`]) takes a predicate over unit ordinals (the
+//! route's per-unit attributes, `unit_attrs.bin`, see [`crate::filter`]): the graph is searched
+//! with hnsw_rs's `search_filter`, which only lets admitted points into the result list; when
+//! the predicate admits few units (at most [`EXACT_FILTERED_MAX`] or under
+//! [`EXACT_FILTERED_FRACTION`] of the route) or the graph returns fewer than k admitted points,
+//! the admitted units are searched exactly instead, since a sparse filter cuts a graph walk short.
+//!
 //! On disk: `vectors.f32` (little-endian f32, row-major) and the hnsw_rs dump
 //! `hnsw.hnsw.graph` / `hnsw.hnsw.data`.
 
 use std::path::{Path, PathBuf};
 
-use hnsw_rs::{anndists::dist::DistCosine, hnsw::Hnsw, hnswio::HnswIo};
+use hnsw_rs::{anndists::dist::DistCosine, filter::FilterT, hnsw::Hnsw, hnswio::HnswIo};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result, bm25::Scored};
@@ -19,6 +26,10 @@ pub const DEFAULT_HNSW_M: usize = 16;
 pub const DEFAULT_EF_CONSTRUCTION: usize = 200;
 /// Default candidate list size while searching (raised to k when k is larger).
 pub const DEFAULT_EF_SEARCH: usize = 64;
+/// A filtered search over at most this many admitted units is exact.
+pub const EXACT_FILTERED_MAX: usize = 20_000;
+/// A filtered search admitting less than this fraction of the units is exact.
+pub const EXACT_FILTERED_FRACTION: f64 = 0.1;
 /// hnsw_rs's maximum number of layers.
 const MAX_LAYERS: usize = 16;
 const VECTORS_FILE: &str = "vectors.f32";
@@ -132,11 +143,17 @@ impl VectorIndex {
 
     /// Exact top-k by cosine (ties by ordinal).
     pub fn exact_search(&self, query: &[f32], k: usize) -> Result<Vec<Scored>> {
+        self.exact_search_where(query, k, &|_| true)
+    }
+
+    /// Exact top-k by cosine among the units `keep` admits (ties by ordinal).
+    pub fn exact_search_where(&self, query: &[f32], k: usize, keep: &dyn Fn(u32) -> bool) -> Result<Vec<Scored>> {
         self.check(query)?;
         let mut hits: Vec<Scored> = self
             .data
             .chunks_exact(self.dim)
             .enumerate()
+            .filter(|(i, _)| keep(*i as u32))
             .map(|(i, r)| Scored { ord: i as u32, score: f64::from(dot(query, r)) })
             .collect();
         let k = k.min(hits.len());
@@ -168,6 +185,45 @@ impl VectorIndex {
             .map(|n| Scored { ord: n.d_id as u32, score: f64::from(dot(query, self.row(n.d_id))) })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        Ok(hits)
+    }
+
+    /// Top-k among the units `keep` admits: through the graph with hnsw_rs's `search_filter`,
+    /// or exactly when the filter is selective (see the module docs). Never returns a unit
+    /// `keep` refuses.
+    pub fn search_filtered(
+        &self,
+        query: &[f32],
+        k: usize,
+        ef: usize,
+        keep: &dyn Fn(u32) -> bool,
+    ) -> Result<Vec<Scored>> {
+        self.check(query)?;
+        let n = self.len();
+        let admitted = (0..n as u32).filter(|&i| keep(i)).count();
+        if admitted == n {
+            return self.search_ef(query, k, ef);
+        }
+        let want = k.min(admitted);
+        if want == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(hnsw) = &self.hnsw else { return self.exact_search_where(query, k, keep) };
+        if admitted <= EXACT_FILTERED_MAX || (admitted as f64) < EXACT_FILTERED_FRACTION * n as f64 {
+            return self.exact_search_where(query, k, keep);
+        }
+        let filter = |id: &usize| keep(*id as u32);
+        let mut hits: Vec<Scored> = hnsw
+            .search_filter(query, k, ef.max(k), Some(&filter as &dyn FilterT))
+            .into_iter()
+            .filter(|n| keep(n.d_id as u32))
+            .map(|n| Scored { ord: n.d_id as u32, score: f64::from(dot(query, self.row(n.d_id))) })
+            .collect();
+        if hits.len() < want {
+            return self.exact_search_where(query, k, keep);
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        hits.truncate(k);
         Ok(hits)
     }
 
@@ -241,5 +297,28 @@ mod tests {
         assert_eq!(hits.iter().map(|h| h.ord).collect::<Vec<_>>(), vec![0, 2]);
         assert!((hits[1].score - f64::from(s)).abs() < 1e-6);
         assert!(idx.exact_search(&[1.0], 1).is_err());
+        let odd = idx.search_filtered(&[1.0, 0.0], 2, 8, &|o| o % 2 == 1).expect("filtered");
+        assert_eq!(odd.iter().map(|h| h.ord).collect::<Vec<_>>(), vec![1]);
+    }
+
+    #[test]
+    fn filtered_graph_search_never_returns_refused_units() {
+        // 30,000 two-dimensional unit vectors around the circle; the filter admits 60% of them,
+        // so the graph (not the exact fallback) answers.
+        let n = 30_000usize;
+        let data: Vec<f32> = (0..n)
+            .flat_map(|i| {
+                let a = i as f32 * 0.000_2;
+                [a.cos(), a.sin()]
+            })
+            .collect();
+        let params = HnswParams::new(8, 32, 32).expect("params");
+        let idx = VectorIndex::build(data, 2, params).expect("index");
+        let keep = |o: u32| o % 5 >= 2;
+        let hits = idx.search_filtered(&[1.0, 0.0], 10, 64, &keep).expect("filtered");
+        assert_eq!(hits.len(), 10);
+        assert!(hits.iter().all(|h| keep(h.ord)), "{hits:?}");
+        let exact = idx.exact_search_where(&[1.0, 0.0], 10, &keep).expect("exact");
+        assert_eq!(hits[0].ord, exact[0].ord);
     }
 }

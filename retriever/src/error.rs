@@ -9,6 +9,9 @@ pub enum Error {
     /// A retriever bound to one route was asked about another.
     #[error("this retriever is bound to route {bound}; it cannot search {asked}")]
     WrongRoute { bound: anser_manifest::Route, asked: anser_manifest::Route },
+    /// The task's information boundary cannot be read (it states conflicting cutoffs).
+    #[error(transparent)]
+    Boundary(anser_manifest::Error),
     /// The index layer failed (missing, stale, unreadable index; embedder problems).
     #[error(transparent)]
     Index(#[from] anser_indexer::Error),
@@ -18,7 +21,7 @@ impl Error {
     /// Whether the user can fix this.
     pub fn is_user_error(&self) -> bool {
         match self {
-            Error::Spec { .. } => true,
+            Error::Spec { .. } | Error::Boundary(_) => true,
             Error::WrongRoute { .. } => false,
             Error::Index(e) => e.is_user_error(),
         }

@@ -20,7 +20,9 @@
 //! ```
 //!
 //! For tasks, [`Retriever::bind`] gives a [`BoundRetriever`] that can only search the task's
-//! route; [`evidence_list`] turns hits into the de-duplicated evidence list the scorer expects.
+//! route and only the units inside the task's information boundary (a [`SearchFilter`] applied
+//! inside every search); [`evidence_list`] turns hits into the de-duplicated evidence list the
+//! scorer expects.
 
 mod error;
 mod evidence;
@@ -32,5 +34,5 @@ pub mod spec;
 pub use error::{Error, Result};
 pub use evidence::evidence_list;
 pub use fusion::{rrf, weighted};
-pub use retriever::{BoundRetriever, Engine, Hit, Retriever, SpecRetriever};
+pub use retriever::{BoundRetriever, Engine, Hit, Retriever, SearchFilter, SpecRetriever};
 pub use spec::{DEFAULT_FUSION_DEPTH, DEFAULT_RRF_K, Fusion, RetrieverSpec};

@@ -5,6 +5,14 @@
 //! A [`SpecRetriever`] runs one [`RetrieverSpec`] against it. [`Retriever::bind`] returns a
 //! [`BoundRetriever`] that can only ever search one task's route: its `search` takes no route,
 //! and as a `Retriever` it refuses every other route.
+//!
+//! Binding also reads the task's information boundary ([`anser_manifest::boundary`]) and every
+//! search of the bound retriever applies it as a [`SearchFilter`] *inside* the ranking — the
+//! BM25 scorer skips postings of units dated after the cutoff (fast fields), the HNSW walk only
+//! admits such units (hnsw_rs `search_filter`), exact search skips them — so no part of a spec
+//! (hybrid parts, `/in_force`) ever sees a unit outside the boundary. Every path that retrieves
+//! for a task (`anser retrieve`, the single-stage methods, the agent's `search` tool, the
+//! offline planner) goes through `bind`.
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -15,8 +23,11 @@ use std::{
 use serde::Serialize;
 use serde_json::Value;
 
-use anser_indexer::{Bm25Params, Embedder, EmbedderSpec, RouteIndex, Scored, open_embedder};
-use anser_manifest::{PublicTask, Route};
+use anser_indexer::{Bm25Params, Embedder, EmbedderSpec, RouteIndex, Scored, UnitFilter, open_embedder};
+use anser_manifest::{
+    PublicTask, Route,
+    boundary::{Boundary, DateWindow},
+};
 
 use crate::{
     Error, Result,
@@ -41,28 +52,86 @@ pub struct Hit {
     pub evidence: BTreeMap<String, Value>,
 }
 
+/// Filters a search applies inside its ranking: only units they admit are ever scored,
+/// fused or returned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchFilter {
+    /// An information boundary: units of records dated outside it are never returned. Applies
+    /// on routes whose records the manifest dates (as the SQL views' cutoff does).
+    pub window: Option<DateWindow>,
+    /// Units must name every one of these evidence kinds.
+    pub evidence_kinds: Vec<String>,
+}
+
+impl SearchFilter {
+    /// No filter.
+    pub fn none() -> SearchFilter {
+        SearchFilter::default()
+    }
+
+    /// The filter of a task's information boundary.
+    pub fn boundary(boundary: Option<&Boundary>) -> SearchFilter {
+        SearchFilter { window: boundary.map(|b| b.cutoff.window()), evidence_kinds: Vec::new() }
+    }
+
+    /// Keep only units that name `kind`.
+    pub fn with_evidence_kind(mut self, kind: &str) -> SearchFilter {
+        if !self.evidence_kinds.iter().any(|k| k == kind) {
+            self.evidence_kinds.push(kind.to_string());
+        }
+        self
+    }
+
+    /// The filter admitting only what both admit.
+    pub fn and(&self, other: &SearchFilter) -> SearchFilter {
+        let window = match (&self.window, &other.window) {
+            (Some(a), Some(b)) => Some(a.and(b)),
+            (a, b) => a.or(*b),
+        };
+        let mut out = SearchFilter { window, evidence_kinds: self.evidence_kinds.clone() };
+        for k in &other.evidence_kinds {
+            out = out.with_evidence_kind(k);
+        }
+        out
+    }
+
+    fn for_index(&self, index: &RouteIndex) -> UnitFilter {
+        index.unit_filter(self.window, &self.evidence_kinds)
+    }
+}
+
 /// Ranked retrieval over corpus routes.
 pub trait Retriever: Send + Sync + std::fmt::Debug {
     /// The spec this retriever runs.
     fn spec(&self) -> &RetrieverSpec;
 
-    /// The `k` best units of `route` for `query`, best first.
-    fn search(&self, route: Route, query: &str, k: usize) -> Result<Vec<Hit>>;
+    /// The `k` best units of `route` for `query`, best first, with no filter (a route-level
+    /// search such as `anser search`; tasks search through [`Retriever::bind`]).
+    fn search(&self, route: Route, query: &str, k: usize) -> Result<Vec<Hit>> {
+        self.search_filtered(route, query, k, &SearchFilter::none())
+    }
 
-    /// A retriever that can only search `task`'s route.
-    fn bind<'a>(&'a self, task: &PublicTask) -> BoundRetriever<'a>
+    /// The `k` best units of `route` for `query` among those `filter` admits, best first.
+    fn search_filtered(&self, route: Route, query: &str, k: usize, filter: &SearchFilter) -> Result<Vec<Hit>>;
+
+    /// A retriever that can only search `task`'s route, and only the units inside the task's
+    /// information boundary. Fails when the task states conflicting cutoffs.
+    fn bind<'a>(&'a self, task: &PublicTask) -> Result<BoundRetriever<'a>>
     where
         Self: Sized,
     {
-        BoundRetriever { inner: self, route: task.route }
+        let boundary = Boundary::from_task(task).map_err(Error::Boundary)?;
+        Ok(BoundRetriever { inner: self, route: task.route, boundary })
     }
 }
 
-/// A retriever bound to one route (that of the task it was bound to).
-#[derive(Debug, Clone, Copy)]
+/// A retriever bound to one route and one information boundary (those of the task it was
+/// bound to).
+#[derive(Debug, Clone)]
 pub struct BoundRetriever<'a> {
     inner: &'a dyn Retriever,
     route: Route,
+    boundary: Option<Boundary>,
 }
 
 impl BoundRetriever<'_> {
@@ -71,9 +140,20 @@ impl BoundRetriever<'_> {
         self.route
     }
 
-    /// The `k` best units of the bound route.
+    /// The information boundary every search applies (`None`: the task states none).
+    pub fn boundary(&self) -> Option<&Boundary> {
+        self.boundary.as_ref()
+    }
+
+    /// The `k` best units of the bound route inside the boundary.
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<Hit>> {
-        self.inner.search(self.route, query, k)
+        self.search_with(query, k, &SearchFilter::none())
+    }
+
+    /// [`Self::search`] with further filters (they can only narrow the boundary).
+    pub fn search_with(&self, query: &str, k: usize, filter: &SearchFilter) -> Result<Vec<Hit>> {
+        let bounded = SearchFilter::boundary(self.boundary.as_ref()).and(filter);
+        self.inner.search_filtered(self.route, query, k, &bounded)
     }
 }
 
@@ -82,11 +162,11 @@ impl Retriever for BoundRetriever<'_> {
         self.inner.spec()
     }
 
-    fn search(&self, route: Route, query: &str, k: usize) -> Result<Vec<Hit>> {
+    fn search_filtered(&self, route: Route, query: &str, k: usize, filter: &SearchFilter) -> Result<Vec<Hit>> {
         if route != self.route {
             return Err(Error::WrongRoute { bound: self.route, asked: route });
         }
-        self.inner.search(route, query, k)
+        self.search_with(query, k, filter)
     }
 }
 
@@ -192,6 +272,7 @@ impl SpecRetriever {
         self
     }
 
+    /// The ranking of `spec`, every part of it filtered by `filter` inside its search.
     fn ranked(
         &self,
         spec: &RetrieverSpec,
@@ -199,24 +280,26 @@ impl SpecRetriever {
         index: &RouteIndex,
         query: &str,
         k: usize,
+        filter: &UnitFilter,
     ) -> Result<Vec<Scored>> {
         Ok(match spec {
             RetrieverSpec::None => Vec::new(),
             RetrieverSpec::Bm25 { analyzer, k1, b } => {
                 let (bm25, built) = index.bm25(*analyzer)?;
                 let params = Bm25Params::new(k1.unwrap_or(built.k1), b.unwrap_or(built.b), built.idf)?;
-                bm25.search(query, k, &params)?
+                bm25.search_filtered(query, k, &params, filter)?
             }
             RetrieverSpec::Dense { exact } => {
-                let (vectors, _) = index.dense()?;
                 let embedder = self.engine.embedder(index)?;
                 let q = embedder.embed(&[query])?.pop().unwrap_or_default();
-                if *exact { vectors.exact_search(&q, k)? } else { vectors.search(&q, k)? }
+                index.dense_search(&q, k, *exact, filter)?
             }
             RetrieverSpec::Hybrid { parts, fusion } => {
                 let depth = self.depth.max(k);
-                let lists =
-                    parts.iter().map(|p| self.ranked(p, route, index, query, depth)).collect::<Result<Vec<_>>>()?;
+                let lists = parts
+                    .iter()
+                    .map(|p| self.ranked(p, route, index, query, depth, filter))
+                    .collect::<Result<Vec<_>>>()?;
                 let mut fused = match fusion {
                     Fusion::Rrf { k } => rrf(&lists, *k),
                     Fusion::Weighted { weights } => weighted(&lists, weights),
@@ -227,7 +310,7 @@ impl SpecRetriever {
             RetrieverSpec::InForce(inner) => {
                 let applicability = Applicability::of_query(query);
                 // Filtering removes hits, so rank deeper than k first.
-                let ranked = self.ranked(inner, route, index, query, self.depth.max(k.saturating_mul(4)))?;
+                let ranked = self.ranked(inner, route, index, query, self.depth.max(k.saturating_mul(4)), filter)?;
                 let mut versions = None;
                 let mut kept = Vec::with_capacity(k);
                 for s in ranked {
@@ -260,12 +343,13 @@ impl Retriever for SpecRetriever {
         &self.spec
     }
 
-    fn search(&self, route: Route, query: &str, k: usize) -> Result<Vec<Hit>> {
+    fn search_filtered(&self, route: Route, query: &str, k: usize, filter: &SearchFilter) -> Result<Vec<Hit>> {
         if matches!(self.spec, RetrieverSpec::None) || k == 0 {
             return Ok(Vec::new());
         }
         let index = self.engine.route(route)?;
-        let scored = self.ranked(&self.spec, route, &index, query, k)?;
+        let unit_filter = filter.for_index(&index);
+        let scored = self.ranked(&self.spec, route, &index, query, k, &unit_filter)?;
         scored
             .into_iter()
             .enumerate()

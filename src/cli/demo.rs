@@ -60,13 +60,10 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
 
     let bench = Benchmark::load(&query)?;
     let engine = Arc::new(anser_retriever::Engine::new(&index_dir, Some(&corpus)));
-    let searcher = Arc::new(
-        RetrieverSearcher::new(anser_retriever::SpecRetriever::new(
-            engine,
-            "bm25".parse().map_err(CliError::internal)?,
-        ))
-        .with_boundaries(corpus.clone()),
-    );
+    let searcher = Arc::new(RetrieverSearcher::new(anser_retriever::SpecRetriever::new(
+        engine,
+        "bm25".parse().map_err(CliError::internal)?,
+    )));
     let run_name = RunName::new("offline").map_err(CliError::internal)?;
     let run_dir = runs_dir.join("offline");
     let mut settings = BTreeMap::new();

@@ -95,7 +95,8 @@ pub fn run(args: RetrieveArgs) -> CliResult {
         let start = Instant::now();
         let resolution = manifest.resolve(&task.id, task.group, task.task_type.as_deref())?;
         let query = args.query_text.of(task);
-        let bound = retriever.bind(task);
+        // Binding applies the task's information boundary inside every search.
+        let bound = retriever.bind(task).map_err(retrieval_err)?;
         let hits = bound.search(&query, k_for(task, args.k, args.k_wide)).map_err(retrieval_err)?;
         let evidence = evidence_list(&hits, resolution.evidence);
         let latency = (start.elapsed().as_secs_f64() * 1e6).round() / 1e6;

@@ -298,10 +298,7 @@ fn searcher(args: &RunArgs, spec: &str, tasks: &[anser_manifest::PublicTask]) ->
             ))
         })?;
     }
-    Ok(Arc::new(
-        RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))
-            .with_boundaries(args.corpus_root.clone()),
-    ))
+    Ok(Arc::new(RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))))
 }
 
 fn routes_of(tasks: &[anser_manifest::PublicTask]) -> Vec<anser_manifest::Route> {

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `anser` binary (one test binary; one module per command family).
 
 mod agent;
+mod boundary;
 mod common;
 mod corpus;
 mod eval;

@@ -385,7 +385,7 @@ impl TaskState<'_> {
             }
         }
         let mut message = json!({"ok": true, "hits": shown});
-        if crate::tools::boundary::dated_field(self.task.route).is_some()
+        if crate::tools::boundary::is_dated(self.task.route)
             && let Some(b) = crate::tools::boundary::Boundary::from_task(self.task)?
         {
             message["boundary"] = serde_json::to_value(&b.cutoff).unwrap_or(Value::Null);

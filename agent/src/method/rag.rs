@@ -19,7 +19,10 @@ use super::{
     search::{Searcher, evidence_of},
     vanilla::generate,
 };
-use crate::run::{GenerationStatus, Stage, TaskTrace};
+use crate::{
+    run::{GenerationStatus, Stage, TaskTrace},
+    tools::boundary::Boundary,
+};
 
 /// Retrieval depth of counting/statistic tasks.
 pub const AGGREGATE_K: usize = 50;
@@ -72,6 +75,9 @@ impl Rag {
         let query = format!("{}\n{}", task.query, task.instruction);
         let k = retrieval_depth(task);
         let started = Instant::now();
+        // The searcher applies the task's information boundary inside its ranking; the trace
+        // records which one.
+        let boundary = Boundary::from_task(task).ok().flatten().map(|b| b.cutoff);
         let hits = match tokio::task::block_in_place(|| self.searcher.search(task, &query, k)) {
             Ok(h) => h,
             Err(e) => {
@@ -80,7 +86,7 @@ impl Rag {
                     Stage::Retrieval,
                     started,
                     0,
-                    json!({"retriever": self.searcher.spec(), "k": k}),
+                    json!({"retriever": self.searcher.spec(), "k": k, "boundary": boundary}),
                     Some(e.clone()),
                 );
                 return Solved::failed(GenerationStatus::ToolError, Vec::new(), format!("retrieval failed: {e}"), None);
@@ -91,7 +97,7 @@ impl Rag {
             Stage::Retrieval,
             started,
             0,
-            json!({"retriever": self.searcher.spec(), "k": k, "hits": hits.len(),
+            json!({"retriever": self.searcher.spec(), "k": k, "hits": hits.len(), "boundary": boundary,
                    "units": hits.iter().take(10).map(|h| h.unit.clone()).collect::<Vec<_>>()}),
             None,
         );

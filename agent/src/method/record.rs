@@ -1,8 +1,10 @@
 //! The `open` tool: the whole record behind an evidence id of the task's route, read from the
 //! corpus itself (SQLite through the guarded connection, so hidden rows stay hidden; JSONL through
 //! a [`JsonlIndex`] built by one scan of the file per process, refusing a dated record outside
-//! the task's information boundary). The same index gives the searcher the record dates it
-//! checks hits against.
+//! the task's information boundary with the same [`Cutoff::admits`] check the indexes'
+//! filters use, on the date field the manifest names).
+//!
+//! [`Cutoff::admits`]: crate::tools::boundary::Cutoff::admits
 
 use std::{
     collections::HashMap,
@@ -96,20 +98,11 @@ pub fn open_record(corpus_root: &Path, task: &PublicTask, db: Option<&GuardedDb>
     }
 }
 
-/// What one scan of a JSONL corpus file tells about its records.
+/// Where the records of a JSONL corpus file are.
 #[derive(Debug, Default)]
 pub struct JsonlIndex {
     /// Id text (and `law\u{1f}item` for rules) → byte offset of the record's line.
     offsets: HashMap<String, u64>,
-    /// Id text → date text of the record, for routes whose records are dated.
-    dates: HashMap<String, String>,
-}
-
-impl JsonlIndex {
-    /// The date text of record `id`, when the route is dated and the record has one.
-    pub fn date(&self, id: &str) -> Option<&str> {
-        self.dates.get(id).map(String::as_str)
-    }
 }
 
 /// The [`JsonlIndex`] of `route`'s JSONL file under `corpus_root`, built by one scan per file
@@ -124,7 +117,6 @@ pub fn jsonl_index(corpus_root: &Path, route: Route) -> Result<Arc<JsonlIndex>> 
         return Ok(index.clone());
     }
     let id_column = spec.units.first().map(|u| u.id_column.as_str()).unwrap_or("id");
-    let date_field = dated_field(route);
     let mut reader = std::io::BufReader::new(fs_err::File::open(&path)?);
     let mut index = JsonlIndex::default();
     let (mut offset, mut line) = (0u64, String::new());
@@ -140,9 +132,6 @@ pub fn jsonl_index(corpus_root: &Path, route: Route) -> Result<Arc<JsonlIndex>> 
                 index.offsets.entry(format!("{law}\u{1f}{item}")).or_insert(offset);
             }
             if let Some(id) = record.get(id_column).and_then(id_text) {
-                if let Some(date) = date_field.and_then(|f| record.get(f)).and_then(date_text) {
-                    index.dates.entry(id.clone()).or_insert(date);
-                }
                 index.offsets.entry(id).or_insert(offset);
             }
         }

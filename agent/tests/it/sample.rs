@@ -19,7 +19,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 /// The small sample, generated once per test run.
-fn sample() -> &'static (TempDir, SampleSummary) {
+pub(crate) fn sample() -> &'static (TempDir, SampleSummary) {
     static SAMPLE: OnceLock<(TempDir, SampleSummary)> = OnceLock::new();
     SAMPLE.get_or_init(|| {
         let dir = TempDir::new().expect("tempdir");
@@ -147,7 +147,7 @@ fn science_boundaries_hold_for_search_and_open() {
     use std::{collections::HashMap, sync::Arc};
 
     use anser_agent::method::{RetrieverSearcher, Searcher, record::open_record};
-    use anser_retriever::{Engine, SpecRetriever};
+    use anser_retriever::{Engine, Retriever, SpecRetriever};
 
     let (dir, _) = sample();
     let root = dir.path().join("sample");
@@ -164,8 +164,9 @@ fn science_boundaries_hold_for_search_and_open() {
         .expect("science index");
     let engine = Arc::new(Engine::new(&index_dir, Some(&corpus)));
     let spec = || "bm25".parse().expect("spec");
-    let bounded = RetrieverSearcher::new(SpecRetriever::new(engine.clone(), spec())).with_boundaries(corpus.clone());
-    let unbounded = RetrieverSearcher::new(SpecRetriever::new(engine, spec()));
+    let bounded = RetrieverSearcher::new(SpecRetriever::new(engine.clone(), spec()));
+    // Not bound to a task: no boundary.
+    let unbounded = SpecRetriever::new(engine, spec());
 
     let mut checked = 0;
     let mut outside_without_filter = 0;
@@ -177,8 +178,8 @@ fn science_boundaries_hold_for_search_and_open() {
             assert!(admitted(&id), "{}: hit {id} (year {:?}) outside {:?}", task.id, years.get(&id), boundary.cutoff);
             checked += 1;
         }
-        for hit in unbounded.search(task, &task.query, 20).expect("search") {
-            let id = hit.unit.split(':').next().unwrap_or_default().to_string();
+        for hit in unbounded.search(task.route, &task.query, 20).expect("search") {
+            let id = hit.record_id;
             if !admitted(&id) {
                 outside_without_filter += 1;
                 let err = open_record(&corpus, task, None, &id).expect_err("outside the boundary");

@@ -135,3 +135,83 @@ fn cluster_ids_are_looked_up_for_english_case_documents() {
     assert_eq!(unit.record_id, "case-1");
     assert_eq!(unit.evidence["cluster_id"], serde_json::json!("cluster_42"));
 }
+
+#[test]
+fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() {
+    use anser_indexer::UnitFilter;
+    use anser_manifest::boundary::{Cutoff, RecordDate};
+
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    let (_, conn) = sqlite_corpus(&corpus, Route::FinanceEnReports);
+    // Filings of fiscal years 2018–2023 (one undated); the later the filing, the more often its
+    // section says "liquidity", so an unfiltered top 3 holds only late filings.
+    for (i, fy) in [Some(2018), Some(2019), Some(2020), Some(2021), Some(2022), Some(2023), None].iter().enumerate() {
+        let acc = format!("0000000001-{i:02}-000001");
+        let filed = fy.map_or("n.d.".to_string(), |y| format!("{}-02-1{i}", y + 1));
+        conn.execute(
+            "INSERT INTO filings (accession, cik, company_name, form, filing_date, fiscal_year, split, primary_document, filing_url, quality_score, downloaded_at) \
+             VALUES (?1, 1, 'Acme', '10-K', ?2, ?3, 'retrieval', 'a.htm', 'u', 1.0, 'now')",
+            params![acc, filed, fy],
+        )
+        .expect("filing");
+        let text = format!("Item 7 {} discussion", "liquidity ".repeat(i + 1));
+        conn.execute(
+            "INSERT INTO sections (accession, section_name, section_order, text) VALUES (?1, 'Item 7', 1, ?2)",
+            params![acc, text],
+        )
+        .expect("section");
+    }
+    drop(conn);
+    let idx = tmp.path().join("idx");
+    build_route(&idx, &corpus, Route::FinanceEnReports, &BuildOptions::default(), None).expect("build");
+    let ri = RouteIndex::open(&idx, Route::FinanceEnReports, None).expect("open");
+    assert!(ri.fingerprint.dated.is_some());
+    let (bm25, params) = ri.bm25(None).expect("bm25");
+    // The stored dates are the manifest's (fiscal year, filing date), in the store, the
+    // attribute array and the BM25 fast fields alike.
+    let fast = bm25.unit_attrs().expect("fast fields");
+    assert_eq!(fast.len(), 7);
+    for (ord, attrs) in &fast {
+        let unit = ri.store.get(*ord).expect("unit");
+        assert_eq!(attrs.date, unit.date, "unit {ord}");
+        assert_eq!(ri.unit_attrs(*ord), Some(attrs));
+    }
+    let unit = ri.store.get(2).expect("unit");
+    assert_eq!(unit.date, RecordDate { year: Some(2020), days: Some((20210212, 20210212)) });
+    assert_eq!(ri.store.get(6).expect("unit").date, RecordDate::default(), "undated");
+
+    let year = |ord: u32| ri.store.get(ord).expect("unit").date.year;
+    let unfiltered = bm25.search("liquidity", 3, &params).expect("search");
+    assert!(unfiltered.iter().all(|h| year(h.ord).is_none_or(|y| y > 2020)), "late filings rank first");
+    let filter = ri.unit_filter(Some(Cutoff::FiscalYear { last: 2020 }.window()), &[]);
+    let hits = bm25.search_filtered("liquidity", 3, &params, &filter).expect("filtered");
+    assert_eq!(hits.iter().map(|h| year(h.ord)).collect::<Vec<_>>(), vec![Some(2020), Some(2019), Some(2018)]);
+    let window = Cutoff::Dates { from: Some("2020-01-01".into()), through: "2022-12-31".into() }.window();
+    let hits = bm25.search_filtered("liquidity", 10, &params, &ri.unit_filter(Some(window), &[])).expect("dates");
+    assert_eq!(hits.iter().map(|h| year(h.ord)).collect::<Vec<_>>(), vec![Some(2021), Some(2020), Some(2019)]);
+    assert_eq!(bm25.search_filtered("liquidity", 10, &params, &UnitFilter::none()).expect("all").len(), 7);
+}
+
+#[test]
+fn an_index_of_the_previous_format_asks_for_a_rebuild() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    rules_corpus(&corpus, RULES);
+    let idx = tmp.path().join("idx");
+    build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
+    let fp = idx.join("finance_zh_rules/fingerprint.json");
+    let text = std::fs::read_to_string(&fp).expect("fingerprint");
+    let old = text.replace(&format!("format {}", anser_indexer::INDEX_FORMAT), "format 1");
+    assert_ne!(old, text);
+    std::fs::write(&fp, old).expect("write");
+    let err = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect_err("old format");
+    let msg = err.to_string();
+    assert!(matches!(err, Error::OldFormat { found: 1, .. }) && err.is_user_error(), "{msg}");
+    assert!(msg.contains("re-run `anser index`") && !msg.contains('\n'), "{msg}");
+    let err = build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect_err("old");
+    assert!(matches!(err, Error::OldFormat { .. }), "{err}");
+    let rebuilt = BuildOptions { rebuild: true, ..Default::default() };
+    build_route(&idx, &corpus, Route::FinanceZhRules, &rebuilt, None).expect("rebuild");
+    RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("rebuilt index opens");
+}

@@ -34,7 +34,7 @@ fn a_bound_retriever_only_searches_its_tasks_route() {
     assert!(!retriever.search(Route::LegalZhStatutes, "回购股份 董事会", 5).expect("statutes").is_empty());
 
     let task = rules_task();
-    let bound = retriever.bind(&task);
+    let bound = retriever.bind(&task).expect("no boundary to misread");
     assert_eq!(bound.route(), Route::FinanceZhRules);
     let hits = bound.search("回购股份 董事会", 5).expect("search");
     assert_eq!(hits[0].record_id, "3");

@@ -2,5 +2,6 @@
 //! embeddings, and the numbers on the real finance_zh_rules corpus and tasks.
 
 mod binding;
+mod boundary;
 mod fixtures;
 mod real_rules;

@@ -42,7 +42,7 @@ fn measure(engine: &Arc<Engine>, bench: &Benchmark, spec: &str) -> (f64, f64) {
     let (mut r5, mut rp) = (0.0, 0.0);
     for task in &tasks {
         let query = if query_only { task.query.clone() } else { format!("{}\n{}", task.query, task.instruction) };
-        let hits = retriever.bind(task).search(&query, 10).expect("search");
+        let hits = retriever.bind(task).expect("bind").search(&query, 10).expect("search");
         let mut seen = HashSet::new();
         let pred: Vec<String> =
             evidence_list(&hits, kind).iter().map(identity).filter(|p| seen.insert(p.clone())).collect();

@@ -99,8 +99,8 @@ impl ViewPlan {
             ));
         }
         if let (Some(b), Some(dated)) = (boundary, dated_table(spec.route)) {
-            parents.entry((dated.table.to_string(), dated.key.to_string())).or_default().push((
-                b.cutoff.sql_predicate(&dated),
+            parents.entry((dated.table.clone(), dated.key.clone())).or_default().push((
+                b.cutoff.sql_predicate(dated),
                 format!("records after the task's information cutoff ({})", b.stated_by.join(" / ")),
             ));
         }
