@@ -545,7 +545,11 @@ fn a_huge_sort_stays_in_memory_and_fails_clearly() {
         .expect("child runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "child failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    let line = stdout.lines().find(|l| l.starts_with("CHILD_RESULT")).unwrap_or_else(|| panic!("no result: {stdout}"));
+    // libtest prints the test's name on the same line before the child's own output.
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find("CHILD_RESULT").map(|at| &l[at..]))
+        .unwrap_or_else(|| panic!("no result: {stdout}"));
     eprintln!("sql_guard huge sort: {line}");
     let field = |name: &str| -> &str {
         line.split('\t').find_map(|f| f.strip_prefix(name).and_then(|v| v.strip_prefix('='))).unwrap_or_default()
