@@ -71,7 +71,8 @@ fn main() {
     measure("sql: LIKE '%a%b%' over chunks (guard)", 100, || {
         db.query(like).expect("runs");
     });
-    let plain = rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("opens");
+    let plain =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("opens");
     measure("sql: same LIKE, SQLite built-in (plain)", 100, || {
         plain.query_row(like, [], |r| r.get::<_, i64>(0)).expect("runs");
     });

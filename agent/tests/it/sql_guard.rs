@@ -440,7 +440,8 @@ fn the_task_deadline_stops_a_running_statement() {
     assert!(took < WITHIN, "{took:?}");
     // Inside one long function call too.
     db.set_task_deadline(Some(Instant::now() + Duration::from_millis(300)));
-    let (r, took) = timed_query(&db, "SELECT printf('%.*c', 4000000, 'a') LIKE '%' || printf('%.*c', 1900, 'a') || 'b%'");
+    let (r, took) =
+        timed_query(&db, "SELECT printf('%.*c', 4000000, 'a') LIKE '%' || printf('%.*c', 1900, 'a') || 'b%'");
     assert!(matches!(r, Err(Error::SqlLimit(_))), "{r:?}");
     assert!(took < WITHIN, "{took:?}");
     let msg = db.query("SELECT 1").expect_err("deadline passed").to_string();

@@ -33,13 +33,13 @@ use rusqlite::{Connection, OpenFlags, config::DbConfig, limits::Limit, types::Va
 use serde::Serialize;
 use serde_json::Value;
 
+use self::{functions::FnLimits, watch::Watch};
 pub use self::{
     guard::{Policy, first_keyword},
     schema::{ColumnInfo, FeatureRegistry, RegistryEntry, SchemaReport, TableInfo},
     views::{HiddenRule, ViewPlan},
     watch::{SqlInterrupt, Stop},
 };
-use self::{functions::FnLimits, watch::Watch};
 use crate::{Error, Result, tools::boundary::Boundary};
 
 /// Default time limit of one statement (wall clock, including time inside one function call).
