@@ -1,7 +1,8 @@
 //! Measures the per-call latency of the agent's tools (the non-LLM time of an agent step) on a
 //! generated finance_zh_reports fixture of 2,000 rows per table (a quarter of the reports in the
 //! ground-truth split, hidden behind the filter views) built from the manifest's schema:
-//! opening a guarded connection, typical queries (count, filtered join, group-by), schema
+//! opening a guarded connection, typical queries (count, filtered join, group-by, the guard's
+//! LIKE against SQLite's built-in), schema
 //! introspection, a polars frame pipeline, binary association statistics (Fisher + Wald) and a
 //! 2,000-resample bootstrap CI, and final answer/evidence validation.
 //!
@@ -63,6 +64,20 @@ fn main() {
     measure("sql: group by year over filtered fields", 100, || {
         db.query("SELECT r.report_year, count(DISTINCT f.stock_code), avg(f.total_revenue) FROM financial_fields f JOIN reports r USING (report_id) GROUP BY 1")
             .expect("runs");
+    });
+    // The guard replaces LIKE with a deadline-checking port of SQLite's matcher: its cost
+    // against the built-in on a plain connection.
+    let like = "SELECT count(*) FROM report_chunks WHERE chunk_text LIKE '%revenue%growth%'";
+    measure("sql: LIKE '%a%b%' over chunks (guard)", 100, || {
+        db.query(like).expect("runs");
+    });
+    measure("sql: same scan without LIKE (guard)", 100, || {
+        db.query("SELECT count(*) FROM report_chunks WHERE length(chunk_text) > 0").expect("runs");
+    });
+    let plain =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("opens");
+    measure("sql: same LIKE, SQLite built-in (plain)", 100, || {
+        plain.query_row(like, [], |r| r.get::<_, i64>(0)).expect("runs");
     });
     measure("sql: refused statement", 200, || {
         db.query("SELECT * FROM main.reports").expect_err("refused");

@@ -19,6 +19,11 @@ pub enum Error {
     #[error("SQL interrupted after the {limit_ms} ms time limit; narrow the query (add WHERE conditions or LIMIT)")]
     SqlTimeout { limit_ms: u64 },
 
+    /// The statement hit a resource limit of the SQL guard (value size, memory, the task's
+    /// deadline, an interrupt) and was stopped; the message says which and what to do.
+    #[error("SQL stopped: {0}")]
+    SqlLimit(String),
+
     /// SQLite rejected the statement (syntax error, unknown column, ...).
     #[error("SQL error: {0}")]
     Sql(String),

@@ -453,6 +453,10 @@ impl AgentMethod {
             let t = Instant::now();
             match GuardedDb::for_task(&self.corpus_root, task, self.params.sql) {
                 Ok(db) => {
+                    // A statement never runs into the time reserved for the forced final answer
+                    // (the run loop's timeout cannot fire while a tool call blocks this thread).
+                    let reserve = 1.0 - self.params.force_fraction;
+                    db.set_task_deadline(self.params.deadline.map(|d| started + d.mul_f64(reserve)));
                     trace.record(
                         "open_corpus",
                         Stage::Sql,

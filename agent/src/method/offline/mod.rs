@@ -51,7 +51,8 @@ use crate::{
 /// The planner's SQL limits: whole populations and dictionaries are read, so more rows and
 /// time than an LLM's tool call gets; text cells keep the tool's default length (enough for
 /// the decision texts the Chinese matcher contrasts).
-const PLANNER_SQL: SqlParams = SqlParams { time_limit_ms: 30_000, max_rows: 1_000_000, max_cell_chars: 2_000 };
+const PLANNER_SQL: SqlParams =
+    SqlParams { time_limit_ms: 30_000, max_rows: 1_000_000, max_cell_chars: 2_000, ..SqlParams::DEFAULT };
 /// Finance plans also read whole report texts (outlooks, risk lists, learned metric labels).
 const PLANNER_SQL_TEXT: SqlParams = SqlParams { max_cell_chars: 200_000, ..PLANNER_SQL };
 

@@ -8,20 +8,24 @@
 //! 3. exactly one statement, which must start with SELECT or WITH, be read-only and not an
 //!    EXPLAIN;
 //! 4. ground-truth rows and rows after the task's cutoff live behind TEMP views (`views`);
-//! 5. a progress handler interrupts a statement at its time limit, and the row limit and
-//!    cell-length limit bound the answer (truncation is reported, never silent).
+//! 5. resource limits that hold (`watch`, `functions`, [`SqlParams`]): a statement stops at
+//!    its time limit or the task's deadline, whichever comes first — checked between VM
+//!    instructions by the progress handler and inside every built-in that could run long in
+//!    one call (replaced by linear-time or deadline-checking versions); values are capped by
+//!    `SQLITE_LIMIT_LENGTH`; temporary storage (sorts, DISTINCT, materialised subqueries) stays
+//!    in memory under a heap ceiling, so a read-only tool writes no temp file; the row limit
+//!    and cell-length limit bound the answer (truncation is reported, never silent).
 
+mod functions;
 mod guard;
 mod schema;
 mod views;
+mod watch;
 
 use std::{
     path::{Path, PathBuf},
-    sync::{
-        Arc, Mutex,
-        atomic::{AtomicU64, Ordering},
-    },
-    time::Instant,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
 };
 
 use anser_manifest::{CorpusFormat, Manifest, PublicTask, Route};
@@ -29,47 +33,78 @@ use rusqlite::{Connection, OpenFlags, config::DbConfig, limits::Limit, types::Va
 use serde::Serialize;
 use serde_json::Value;
 
+use self::{functions::FnLimits, watch::Watch};
 pub use self::{
     guard::{Policy, first_keyword},
     schema::{ColumnInfo, FeatureRegistry, RegistryEntry, SchemaReport, TableInfo},
     views::{HiddenRule, ViewPlan},
+    watch::{SqlInterrupt, Stop},
 };
 use crate::{Error, Result, tools::boundary::Boundary};
 
-/// Default time limit of one statement.
+/// Default time limit of one statement (wall clock, including time inside one function call).
 pub const DEFAULT_TIME_LIMIT_MS: u64 = 2_000;
 /// Default number of rows returned; more are reported as truncated.
 pub const DEFAULT_MAX_ROWS: usize = 200;
 /// Default characters kept of one text cell (long report and opinion texts).
 pub const DEFAULT_MAX_CELL_CHARS: usize = 2_000;
+/// Default `SQLITE_LIMIT_LENGTH`: the largest string, blob or row (bytes) a statement may read
+/// or build — bounds `zeroblob`, `printf`, `replace`, sort records. 8 MiB is far above any
+/// stored text cell of the release corpora (report sections, opinions) yet 8× below the old
+/// 64 MiB and 128× below SQLite's 1 GB default.
+pub const DEFAULT_MAX_VALUE_BYTES: usize = 8 << 20;
+/// Default longest LIKE/GLOB pattern (bytes; SQLite's default is 50,000). The matcher
+/// recurses once per wildcard and costs O(string × pattern) steps.
+pub const DEFAULT_LIKE_PATTERN_BYTES: usize = 2_000;
+/// Default ceiling of SQLite's heap in this process (bytes; `PRAGMA hard_heap_limit`). Temporary
+/// storage lives in memory (`temp_store = MEMORY`, no temp files), so this is what stops a
+/// huge sort: the statement fails with "out of memory", reported as a [`Error::SqlLimit`].
+/// SQLite has no per-connection allocation cap; the ceiling is process-wide, only ever lowered
+/// (the lowest value any guard asks for wins), and far above what normal queries use.
+pub const DEFAULT_HEAP_LIMIT_BYTES: u64 = 512 << 20;
+/// Most arguments of one function call (`SQLITE_LIMIT_FUNCTION_ARG`; SQLite allows 1,000):
+/// `json_set(big, '$.a', 1, …)` rewrites its input once per argument pair.
+pub const MAX_FUNCTION_ARGS: i32 = 127;
 /// Longest SQL text accepted (characters).
 pub const MAX_SQL_CHARS: usize = 20_000;
-/// Largest string or blob a statement may build (bytes): bounds `zeroblob`, `printf`, ...
-pub const MAX_VALUE_BYTES: i32 = 64 << 20;
-/// SQLite VM instructions between two time-limit checks.
+/// SQLite VM instructions between two deadline checks of the progress handler.
 const PROGRESS_OPS: i32 = 1_000;
 
-/// Limits of the SQL tool.
+/// Limits of the SQL tool. Every field is checked by [`validate`](Self::validate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SqlParams {
+    /// Wall-clock limit of one statement, ms (1..=600,000).
     pub time_limit_ms: u64,
+    /// Rows returned (1..=1,000,000); more are reported as truncated.
     pub max_rows: usize,
+    /// Characters kept of one text cell (≥ 16).
     pub max_cell_chars: usize,
+    /// `SQLITE_LIMIT_LENGTH` in bytes (64 KiB..=256 MiB).
+    pub max_value_bytes: usize,
+    /// Longest LIKE/GLOB pattern in bytes (16..=10,000).
+    pub like_pattern_bytes: usize,
+    /// Process-wide SQLite heap ceiling in bytes (16 MiB..=64 GiB).
+    pub heap_limit_bytes: u64,
 }
 
 impl Default for SqlParams {
     fn default() -> Self {
-        SqlParams {
-            time_limit_ms: DEFAULT_TIME_LIMIT_MS,
-            max_rows: DEFAULT_MAX_ROWS,
-            max_cell_chars: DEFAULT_MAX_CELL_CHARS,
-        }
+        SqlParams::DEFAULT
     }
 }
 
 impl SqlParams {
-    /// Check the limits are usable: a time limit of 1 ms..=10 min, 1..=1,000,000 rows and at
-    /// least 16 characters per cell.
+    /// The `DEFAULT_*` limits (usable in `const` items: `SqlParams { max_rows: 5, ..SqlParams::DEFAULT }`).
+    pub const DEFAULT: SqlParams = SqlParams {
+        time_limit_ms: DEFAULT_TIME_LIMIT_MS,
+        max_rows: DEFAULT_MAX_ROWS,
+        max_cell_chars: DEFAULT_MAX_CELL_CHARS,
+        max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
+        like_pattern_bytes: DEFAULT_LIKE_PATTERN_BYTES,
+        heap_limit_bytes: DEFAULT_HEAP_LIMIT_BYTES,
+    };
+
+    /// Check the limits are usable (ranges on each field's doc).
     pub fn validate(&self) -> Result<()> {
         if !(1..=600_000).contains(&self.time_limit_ms) {
             return Err(Error::Param(format!("time_limit_ms {} is outside 1..=600000", self.time_limit_ms)));
@@ -79,6 +114,21 @@ impl SqlParams {
         }
         if self.max_cell_chars < 16 {
             return Err(Error::Param(format!("max_cell_chars {} is below 16", self.max_cell_chars)));
+        }
+        if !((64 << 10)..=(256 << 20)).contains(&self.max_value_bytes) {
+            return Err(Error::Param(format!(
+                "max_value_bytes {} is outside 65536..=268435456 (64 KiB..=256 MiB)",
+                self.max_value_bytes
+            )));
+        }
+        if !(16..=10_000).contains(&self.like_pattern_bytes) {
+            return Err(Error::Param(format!("like_pattern_bytes {} is outside 16..=10000", self.like_pattern_bytes)));
+        }
+        if !((16 << 20)..=(64 << 30)).contains(&self.heap_limit_bytes) {
+            return Err(Error::Param(format!(
+                "heap_limit_bytes {} is outside 16777216..=68719476736 (16 MiB..=64 GiB)",
+                self.heap_limit_bytes
+            )));
         }
         Ok(())
     }
@@ -111,8 +161,12 @@ pub struct GuardedDb {
     params: SqlParams,
     boundary: Option<Boundary>,
     plan: ViewPlan,
-    base: Instant,
-    deadline_ns: Arc<AtomicU64>,
+    watch: Arc<Watch>,
+    interrupt: SqlInterrupt,
+    /// The task's deadline: a statement gets min(time limit, time left until it).
+    task_deadline: Mutex<Option<Instant>>,
+    /// SQLite's process-wide heap ceiling in force (bytes).
+    heap_limit: u64,
     denial: Arc<Mutex<Option<String>>>,
 }
 
@@ -148,15 +202,25 @@ impl GuardedDb {
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(e.to_string()))?;
-        let setup = |conn: &Connection| -> rusqlite::Result<()> {
+        let setup = |conn: &Connection| -> rusqlite::Result<u64> {
             conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
             conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
             conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
-            conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)?;
+            // Validated to ≤ 256 MiB and ≤ 10,000: both fit an i32.
+            conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, params.max_value_bytes as i32)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, params.like_pattern_bytes as i32)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_FUNCTION_ARG, MAX_FUNCTION_ARGS)?;
             conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, (MAX_SQL_CHARS * 4) as i32)?;
-            Ok(())
+            // Sorts, DISTINCT, GROUP BY and materialised subqueries: in memory, never in a
+            // temp file (a read-only tool writes nothing), bounded by the heap ceiling. The
+            // pragma only lowers the process-wide ceiling, never raises it, and answers with
+            // the ceiling in force.
+            conn.pragma_update(None, "temp_store", "MEMORY")?;
+            let limit = i64::try_from(params.heap_limit_bytes).unwrap_or(i64::MAX);
+            let in_force: i64 = conn.pragma_update_and_check(None, "hard_heap_limit", limit, |r| r.get(0))?;
+            Ok(u64::try_from(in_force).unwrap_or(params.heap_limit_bytes))
         };
-        setup(&conn).map_err(|e| open_err(format!("configuring the connection: {e}")))?;
+        let heap_limit = setup(&conn).map_err(|e| open_err(format!("configuring the connection: {e}")))?;
 
         let present: Vec<String> = {
             let mut stmt = conn
@@ -196,16 +260,42 @@ impl GuardedDb {
         let denial: Arc<Mutex<Option<String>>> = Arc::default();
         conn.authorizer(Some(policy.into_hook(Arc::clone(&denial)))).map_err(|e| open_err(e.to_string()))?;
 
-        let base = Instant::now();
-        let deadline_ns = Arc::new(AtomicU64::new(u64::MAX));
-        let handler_deadline = Arc::clone(&deadline_ns);
-        conn.progress_handler(
-            PROGRESS_OPS,
-            Some(move || (base.elapsed().as_nanos() as u64) > handler_deadline.load(Ordering::Relaxed)),
-        )
-        .map_err(|e| open_err(e.to_string()))?;
+        let watch = Watch::new();
+        let limits =
+            FnLimits { max_value_bytes: params.max_value_bytes, like_pattern_bytes: params.like_pattern_bytes };
+        functions::register(&conn, &watch, limits).map_err(|e| open_err(format!("registering functions: {e}")))?;
+        let handler_watch = Arc::clone(&watch);
+        conn.progress_handler(PROGRESS_OPS, Some(move || handler_watch.expired()))
+            .map_err(|e| open_err(e.to_string()))?;
+        let interrupt = SqlInterrupt { watch: Arc::clone(&watch), handle: Arc::new(conn.get_interrupt_handle()) };
 
-        Ok(GuardedDb { conn, route, path: path.to_path_buf(), params, boundary, plan, base, deadline_ns, denial })
+        Ok(GuardedDb {
+            conn,
+            route,
+            path: path.to_path_buf(),
+            params,
+            boundary,
+            plan,
+            watch,
+            interrupt,
+            task_deadline: Mutex::new(None),
+            heap_limit,
+            denial,
+        })
+    }
+
+    /// Bound every later statement by the task's deadline as well: a statement then stops at
+    /// min(time limit, time left until `deadline`) and reports which one stopped it.
+    pub fn set_task_deadline(&self, deadline: Option<Instant>) {
+        if let Ok(mut d) = self.task_deadline.lock() {
+            *d = deadline;
+        }
+    }
+
+    /// A handle another thread can use to stop the running statement (`sqlite3_interrupt`)
+    /// and refuse later ones — e.g. when the task's deadline or Ctrl-C ends the task.
+    pub fn interrupt_handle(&self) -> SqlInterrupt {
+        self.interrupt.clone()
     }
 
     pub fn route(&self) -> Route {
@@ -246,8 +336,19 @@ impl GuardedDb {
             }
             None => return Err(Error::SqlRefused("send exactly one SELECT or WITH query".into())),
         }
-        let _deadline = Deadline::arm(self);
-        let (columns, rows, truncated, truncated_cells) = self.run(sql, max_rows).map_err(|e| self.map_error(e))?;
+        if self.watch.cancelled() {
+            return Err(Error::SqlLimit("the task was interrupted (deadline or stop); no further SQL runs".into()));
+        }
+        let task_deadline = self.task_deadline.lock().ok().and_then(|d| *d);
+        let limit = Duration::from_millis(self.params.time_limit_ms);
+        let (left, stop) = self.watch.arm(limit, task_deadline);
+        if stop == Stop::TaskDeadline && task_deadline.is_some_and(|t| t <= Instant::now()) {
+            self.watch.disarm();
+            return Err(Error::SqlLimit("the task's deadline has passed; answer with what you have".into()));
+        }
+        let _deadline = Disarm(&self.watch);
+        let (columns, rows, truncated, truncated_cells) =
+            self.run(sql, max_rows).map_err(|e| self.map_error(e, left))?;
         Ok(SqlResult {
             route: self.route,
             sql: sql.to_string(),
@@ -293,7 +394,8 @@ impl GuardedDb {
         Ok((columns, rows_out, truncated, cut))
     }
 
-    fn map_error(&self, e: RunError) -> Error {
+    /// `left`: the time the statement had when it started.
+    fn map_error(&self, e: RunError, left: Duration) -> Error {
         // An authorizer denial surfaces as SQLITE_AUTH, SQLITE_ERROR ("not authorized to use
         // function …") or an input error of the prepare step: the recorded reason says why.
         let denial = self.denial.lock().ok().and_then(|mut d| d.take());
@@ -304,8 +406,36 @@ impl GuardedDb {
             }
             RunError::Sqlite(e) => e,
         };
-        if e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted) {
-            return Error::SqlTimeout { limit_ms: self.params.time_limit_ms };
+        let code = e.sqlite_error_code();
+        // A cancel can reach SQLite (sqlite3_interrupt) before any deadline check saw it.
+        let stop = if self.watch.cancelled() { Some(Stop::Interrupted) } else { self.watch.stopped() };
+        if code == Some(rusqlite::ErrorCode::OperationInterrupted) || stop.is_some() {
+            return match stop {
+                Some(Stop::TaskDeadline) => Error::SqlLimit(format!(
+                    "stopped at the task's deadline, {} ms after the statement started (before its own {} ms \
+                     limit); answer with what you have",
+                    left.as_millis(),
+                    self.params.time_limit_ms
+                )),
+                Some(Stop::Interrupted) => {
+                    Error::SqlLimit("the task was interrupted (deadline or stop); no further SQL runs".into())
+                }
+                Some(Stop::TimeLimit) | None => Error::SqlTimeout { limit_ms: self.params.time_limit_ms },
+            };
+        }
+        if code == Some(rusqlite::ErrorCode::TooBig) {
+            return Error::SqlLimit(format!(
+                "a value or row would exceed the {} MiB size limit; select shorter columns (substr) or fewer of them",
+                self.params.max_value_bytes >> 20
+            ));
+        }
+        if code == Some(rusqlite::ErrorCode::OutOfMemory) {
+            return Error::SqlLimit(format!(
+                "the statement needed more memory than SQLite may use ({} MiB, shared by the process): \
+                 sorting, DISTINCT, GROUP BY or a subquery over too many or too large rows; aggregate, add \
+                 LIMIT or select fewer and shorter columns",
+                self.heap_limit >> 20
+            ));
         }
         if let Some(why) = denial {
             return Error::SqlRefused(why);
@@ -327,21 +457,12 @@ impl GuardedDb {
     }
 }
 
-/// Arms the statement deadline for one call and disarms it afterwards.
-struct Deadline<'a>(&'a GuardedDb);
+/// Disarms the statement deadline when the call returns, however it returns.
+struct Disarm<'a>(&'a Watch);
 
-impl<'a> Deadline<'a> {
-    fn arm(db: &'a GuardedDb) -> Deadline<'a> {
-        let limit = db.params.time_limit_ms.saturating_mul(1_000_000);
-        let now = db.base.elapsed().as_nanos() as u64;
-        db.deadline_ns.store(now.saturating_add(limit), Ordering::Relaxed);
-        Deadline(db)
-    }
-}
-
-impl Drop for Deadline<'_> {
+impl Drop for Disarm<'_> {
     fn drop(&mut self) {
-        self.0.deadline_ns.store(u64::MAX, Ordering::Relaxed);
+        self.0.disarm();
     }
 }
 
