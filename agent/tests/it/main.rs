@@ -5,6 +5,7 @@ mod boundary;
 mod compute;
 mod fixtures;
 mod hostile;
+mod offline;
 mod sample;
 mod sql_guard;
 mod stats;
