@@ -147,7 +147,6 @@ pub fn solve(db: &GuardedDb, query: &str) -> Result<Option<AuditPlan>> {
     let Some(target) = fact(db, &filing, &concept, &period)? else { return Ok(None) };
 
     let rules = column_strings(db, "SELECT rule_id, rule_logic, target_concepts FROM dqc_rules ORDER BY rule_id")?;
-    let prefix = concept.split_once(':').map_or("", |(p, _)| p);
     for r in &rules {
         let [rule_id, logic, targets] = r.as_slice() else { continue };
         let listed = match serde_json::from_str::<Value>(targets) {

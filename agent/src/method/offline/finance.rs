@@ -880,7 +880,8 @@ fn conditions(q: &str, metrics: &[(usize, usize, String, Metric)], lang: Languag
             let above_cue = ["above", "greater than", "higher than", "exceeded", "高于", "大于"]
                 .iter()
                 .any(|w| between.trim().starts_with(w) || between.trim().ends_with(w));
-            if gap_cue && wants_growth(between) {
+            // A comparison between the two growths is written between them ("A同比增速高于B…").
+            if gap_cue && wants_growth(between) && between.chars().count() <= 12 {
                 if let Some((_, points)) = threshold_after(&hay, n.1, 16) {
                     out.push(Cond::GrowthGap { a: m.clone(), b: n.3.clone(), points });
                     i += 2;
@@ -1300,7 +1301,8 @@ fn predictive(
         }
     } else if wants_yes_no(instr) {
         // The question's own direction word against the one the outlook states.
-        let asked = direction_of(&q[metrics.first().map_or(0, |m| m.1)..]).unwrap_or(1);
+        let after_metric = metrics.first().and_then(|m| q.get(m.1..)).unwrap_or(q);
+        let asked = direction_of(after_metric).unwrap_or(1);
         let said = stated?;
         Some(if said == asked { "是" } else { "否" }.to_string())
     } else if wants_number(instr) {

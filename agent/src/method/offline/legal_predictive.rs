@@ -711,6 +711,65 @@ fn norm_query(query: &str) -> String {
 
 /// Where an entry's name matches `q` (normalised) and the filler of a `…` placeholder.
 fn en_find(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
+    en_find_exact(q, e).or_else(|| en_find_words(q, e))
+}
+
+/// Words that carry no meaning of their own in a registry name.
+const EN_STOP_WORDS: &[&str] = &[
+    "with", "from", "that", "this", "were", "have", "case", "cases", "about", "into", "than", "more", "less", "their",
+];
+
+/// A word's stem for matching: its first five letters ("analysis"/"analyze", "allegations"/
+/// "alleged" stay apart, "substantive"/"substance" meet).
+fn stem5(w: &str) -> String {
+    w.chars().take(5).collect()
+}
+
+/// A placeholder-free name matched by its content words in any order and form within one
+/// stretch of the query ("allegations of excessive force" for "excessive-force allegations"):
+/// every content word's stem must occur, within a span of at most three times the name's words.
+fn en_find_words(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
+    let words: Vec<(usize, usize, String)> =
+        regex::Regex::new(r"[a-z0-9$§]+").ok()?.find_iter(q).map(|m| (m.start(), m.end(), stem5(m.as_str()))).collect();
+    for name in e.names.iter().filter(|n| !n.contains('…')) {
+        let content: Vec<String> = name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() >= 4 && !EN_STOP_WORDS.contains(w))
+            .map(stem5)
+            .collect();
+        if content.len() < 2 {
+            continue;
+        }
+        let hits: Vec<&(usize, usize, String)> = words.iter().filter(|(_, _, w)| content.contains(w)).collect();
+        if !content.iter().all(|c| hits.iter().any(|h| &h.2 == c)) {
+            continue;
+        }
+        // The tightest run of query words that holds every content word.
+        let mut best: Option<(usize, usize)> = None;
+        for (i, first) in hits.iter().enumerate() {
+            let mut need: BTreeSet<&String> = content.iter().collect();
+            for h in &hits[i..] {
+                need.remove(&&h.2);
+                if need.is_empty() {
+                    let span = (first.0, h.1);
+                    if best.is_none_or(|b| span.1 - span.0 < b.1 - b.0) {
+                        best = Some(span);
+                    }
+                    break;
+                }
+            }
+        }
+        let (s, end) = best?;
+        let span_words = words.iter().filter(|w| w.0 >= s && w.1 <= end).count();
+        if span_words <= content.len() * 3 {
+            return Some((s, end, None));
+        }
+    }
+    None
+}
+
+/// Where a name matches literally (placeholders filled by allowed values or numbers).
+fn en_find_exact(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
     for name in &e.names {
         match name.split_once('…') {
             None => {
@@ -766,9 +825,10 @@ fn registry(db: &GuardedDb) -> Result<Vec<Entry>> {
         .iter()
         .filter_map(|r| {
             let [kind, key, parent, display, aliases, vt, allowed] = r.as_slice() else { return None };
-            let mut names = vec![norm(display)];
+            // Names get the query's number normalisation so "at least one …" meets "1 or more …".
+            let mut names = vec![norm_query(display)];
             if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(aliases) {
-                names.extend(a.iter().filter_map(Value::as_str).map(norm));
+                names.extend(a.iter().filter_map(Value::as_str).map(norm_query));
             }
             let allowed = match serde_json::from_str::<Value>(allowed) {
                 Ok(Value::Array(a)) => {
