@@ -119,10 +119,10 @@ fn rules(rng: &mut Rng, extra: usize) -> Vec<RuleDef> {
             description: "Total assets reported for an instant must equal the sum of total liabilities and stockholders' equity reported \
                           for the same instant and dimensions. The expected value of Assets is Liabilities plus StockholdersEquity."
                 .into(),
-            logic: *rng.pick(&[
+            logic: [
                 "$Assets != $Liabilities + $StockholdersEquity (same instant, no dimensions)",
                 "$Liabilities + $StockholdersEquity <> $Assets for the same instant without dimensions",
-            ]),
+            ][rng.below(2)],
             targets: vec!["us-gaap:Assets"],
         },
         RuleDef {
@@ -131,7 +131,7 @@ fn rules(rng: &mut Rng, extra: usize) -> Vec<RuleDef> {
             description: "The listed concepts represent amounts that cannot be negative. A negative value is a sign error; the \
                           expected value is the absolute amount of the reported fact."
                 .into(),
-            logic: *rng.pick(&["$fact < 0 for a concept in target_concepts", "$value < 0 (sign error on a non-negative concept)"]),
+            logic: ["$fact < 0 for a concept in target_concepts", "$value < 0 (sign error on a non-negative concept)"][rng.below(2)],
             targets: NON_NEGATIVE.to_vec(),
         },
         RuleDef {
@@ -141,10 +141,10 @@ fn rules(rng: &mut Rng, extra: usize) -> Vec<RuleDef> {
                           relationships (filing_relationships, summation-item arcs), for the same period and dimensions. The expected \
                           value is the weighted sum of the children."
                 .into(),
-            logic: *rng.pick(&[
+            logic: [
                 "$parent != sum($child * weight) over summation-item relationships of the filing",
                 "$total <> SUM($item * weight) of the calculation children in the filing",
-            ]),
+            ][rng.below(2)],
             targets: CALC_TARGETS.to_vec(),
         },
     ];

@@ -11,6 +11,7 @@
 //! - an equality/inequality check (`!=`, `=`) is solved for the target as a linear equation;
 //! - a sign or bound check (`< 0`, `>= 0`) violated by the reported value gives the value with
 //!   its sign corrected (the absolute amount for a sign rule).
+//!
 //! Text after the expression in parentheses or after words ("for a concept in…") is ignored.
 //!
 //! The fact is located by the filing tag and CIK the query names (filing ids are
@@ -63,10 +64,10 @@ fn period_of(query: &str, filing_date: Option<&str>) -> Option<Period> {
     let lower = query.to_lowercase();
     // The filing's own date (document period end) is not the fact's period.
     let own: Vec<&String> = dates.iter().filter(|d| Some(d.as_str()) != filing_date).collect();
-    if lower.contains(" to ") || lower.contains(" through ") {
-        if let [s, e, ..] = dates.as_slice() {
-            return Some(Period::Duration(s.clone(), e.clone()));
-        }
+    // "2022-07-01 to 2023-06-30", "from … through …": the dates on either side of the word.
+    let span = re(r"(\d{4}-\d{2}-\d{2})\s*(?:to|through|until|thru|–|~)\s*(\d{4}-\d{2}-\d{2})");
+    if let Some(c) = span.captures(query) {
+        return Some(Period::Duration(c[1].to_string(), c[2].to_string()));
     }
     if let Some(at) = lower.find("as of ") {
         if let Some(m) = re(r"\d{4}-\d{2}-\d{2}").find(&query[at..]) {
@@ -326,7 +327,7 @@ fn side(text: &str) -> Option<Vec<(f64, Term)>> {
         pos = m.end();
         if matches!(terms.last(), Some((_, Term::ChildSum))) {
             // The aggregation's body is read from the filing, not from the text.
-            pos = expr.len();
+            break;
         }
     }
     Some(terms)

@@ -1289,7 +1289,13 @@ fn predictive(
     // its own history) — a baseline, not a model.
     let mean_growth = (!growths.is_empty()).then(|| growths.iter().sum::<f64>() / growths.len() as f64);
     let forecast = range.or(mean_growth);
-    let stated = outlook_clause(text, &named).and_then(|c| direction_of(&c));
+    // The direction stated for the first named metric the outlook talks about.
+    let stated = metrics
+        .iter()
+        .map(|m| m.2.as_str())
+        .chain([named.as_str()])
+        .find_map(|n| outlook_clause(text, n))
+        .and_then(|c| direction_of(&c));
     let answer = if !opts.is_empty() {
         let ranges = opts.iter().all(|(_, b)| b.contains('%'));
         if ranges {
