@@ -124,11 +124,11 @@ fn sample(seed: u64, dir: &Path) -> SampleSummary {
 
 /// Floors per group: (lowest share on any seed, lowest mean over the seeds).
 const FLOORS: [(&str, f64, f64); 5] = [
-    ("legal descriptive", 0.6, 0.75),
-    ("legal predictive", 0.6, 0.75),
+    ("legal descriptive", 0.85, 0.9),
+    ("legal predictive", 0.8, 0.9),
     ("finauditing", 0.8, 0.9),
-    ("finance descriptive computed", 0.4, 0.55),
-    ("finance predictive options", 0.4, 0.55),
+    ("finance descriptive computed", 0.75, 0.8),
+    ("finance predictive options", 0.5, 0.8),
 ];
 
 #[test]
