@@ -173,7 +173,7 @@ pub fn classify(record: &ResultRecord, task: Option<&PublicTask>, score: Option<
         GenerationStatus::Timeout => kinds.push(FailureKind::Timeout),
         GenerationStatus::ToolError => kinds.push(FailureKind::ToolError),
         GenerationStatus::RequestError | GenerationStatus::EmptyResponse => kinds.push(FailureKind::LlmError),
-        GenerationStatus::Ok | GenerationStatus::DryRun | GenerationStatus::Unparseable => {}
+        GenerationStatus::Ok | GenerationStatus::DryRun | GenerationStatus::Unparseable | GenerationStatus::NoPlan => {}
     }
     let unreadable = score.is_some_and(|s| ANSWER_METRICS.iter().any(|m| s.has(*m) && !has_value(s, *m)));
     let unparseable = status == GenerationStatus::Unparseable || (status == GenerationStatus::Ok && unreadable);

@@ -119,7 +119,10 @@ fn rules(rng: &mut Rng, extra: usize) -> Vec<RuleDef> {
             description: "Total assets reported for an instant must equal the sum of total liabilities and stockholders' equity reported \
                           for the same instant and dimensions. The expected value of Assets is Liabilities plus StockholdersEquity."
                 .into(),
-            logic: "$Assets != $Liabilities + $StockholdersEquity (same instant, no dimensions)",
+            logic: [
+                "$Assets != $Liabilities + $StockholdersEquity (same instant, no dimensions)",
+                "$Liabilities + $StockholdersEquity <> $Assets for the same instant without dimensions",
+            ][rng.below(2)],
             targets: vec!["us-gaap:Assets"],
         },
         RuleDef {
@@ -128,7 +131,7 @@ fn rules(rng: &mut Rng, extra: usize) -> Vec<RuleDef> {
             description: "The listed concepts represent amounts that cannot be negative. A negative value is a sign error; the \
                           expected value is the absolute amount of the reported fact."
                 .into(),
-            logic: "$fact < 0 for a concept in target_concepts",
+            logic: ["$fact < 0 for a concept in target_concepts", "$value < 0 (sign error on a non-negative concept)"][rng.below(2)],
             targets: NON_NEGATIVE.to_vec(),
         },
         RuleDef {
@@ -138,7 +141,10 @@ fn rules(rng: &mut Rng, extra: usize) -> Vec<RuleDef> {
                           relationships (filing_relationships, summation-item arcs), for the same period and dimensions. The expected \
                           value is the weighted sum of the children."
                 .into(),
-            logic: "$parent != sum($child * weight) over summation-item relationships of the filing",
+            logic: [
+                "$parent != sum($child * weight) over summation-item relationships of the filing",
+                "$total <> SUM($item * weight) of the calculation children in the filing",
+            ][rng.below(2)],
             targets: CALC_TARGETS.to_vec(),
         },
     ];
@@ -446,9 +452,21 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         let f = rng.pick(&filings);
         let (fi, rule, expected) = *rng.pick(&f.errors);
         let fact = &f.facts[fi];
-        let period =
-            if fact.instant { format!("as of {}", f.end) } else { format!("for fact period {} to {}", f.start, f.end) };
-        let q = match rng.below(2) {
+        let period = match (fact.instant, rng.below(2)) {
+            (true, 0) => format!("as of {}", f.end),
+            (true, _) => format!("at {}", f.end),
+            (false, 0) => format!("for fact period {} to {}", f.start, f.end),
+            (false, _) => format!("for the period from {} through {}", f.start, f.end),
+        };
+        let q = match rng.below(4) {
+            2 => format!(
+                "Which DQC rule governs {} {period} reported by CIK {} in filing {} (period ending {}), and what should its value be?",
+                fact.concept, f.cik, f.tag, f.end
+            ),
+            3 => format!(
+                "Check {} reported by the company with CIK {} in its {} filing dated {}, {period}, against the DQC rules and give the corrected amount.",
+                fact.concept, f.cik, f.tag, f.end
+            ),
             0 => format!(
                 "Audit {} {period} in the audit-corpus filing identified by CIK {}, filing tag {}, and filing reference date {}.",
                 fact.concept, f.cik, f.tag, f.end

@@ -144,6 +144,26 @@ pub fn pct(part: f64, whole: f64) -> f64 {
     if whole == 0.0 { 0.0 } else { part / whole * 100.0 }
 }
 
+/// `x` with `decimals` decimals and thousands separators, as filings print amounts:
+/// `8,749,279,719.00`, `-1,234.50`.
+pub fn grouped(x: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, x.abs());
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let mut out = String::with_capacity(s.len() + int.len() / 3 + 1);
+    for (k, c) in int.chars().enumerate() {
+        if k > 0 && (int.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    // "-0.00" would print a sign the rounded amount does not have.
+    if x < 0.0 && out.chars().any(|c| c.is_ascii_digit() && c != '0') { format!("-{out}") } else { out }
+}
+
 /// Year-over-year change in percent.
 pub fn yoy(current: f64, previous: f64) -> f64 {
     if previous == 0.0 { 0.0 } else { (current - previous) / previous.abs() * 100.0 }
@@ -342,6 +362,15 @@ mod tests {
                 prev_end = Some(st.ending_cash_equivalent);
             }
         }
+    }
+
+    #[test]
+    fn amounts_print_with_thousands_separators() {
+        assert_eq!(grouped(8_749_279_719.0, 2), "8,749,279,719.00");
+        assert_eq!(grouped(-1234.5, 2), "-1,234.50");
+        assert_eq!(grouped(999.0, 0), "999");
+        assert_eq!(grouped(-0.001, 2), "0.00");
+        assert_eq!(grouped(123_456.789, 1), "123,456.8");
     }
 
     #[test]

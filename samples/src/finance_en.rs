@@ -192,9 +192,23 @@ pub fn build(ctx: &Ctx) -> FinanceEn {
     FinanceEn { companies, filings, first_fy: sc.en_first_fy, last_fy: sc.en_last_fy }
 }
 
-/// USD amount in words: `USD 2.21 billion`, `USD 442.69 million`.
+/// USD amount in words: `USD 2.21 billion`, `USD 442.69 million` (answers and questions).
 pub fn usd(x: f64) -> String {
     if x.abs() >= 1e9 { format!("USD {:.2} billion", x / 1e9) } else { format!("USD {:.2} million", x / 1e6) }
+}
+
+/// A USD amount as filings print it, in one of the styles 10-Ks use: `$ 1,234.5 million`,
+/// `$1,234,500 thousand`, `$1.23 billion`; negatives in accounting parentheses
+/// (`$ (38.9) million`).
+pub fn filed(x: f64, style: usize) -> String {
+    let (number, unit) = match style % 3 {
+        0 => (fin::grouped(x.abs() / 1e6, 1), "million"),
+        1 => (fin::grouped(x.abs() / 1e3, 0), "thousand"),
+        _ if x.abs() >= 1e9 => (fin::grouped(x.abs() / 1e9, 2), "billion"),
+        _ => (fin::grouped(x.abs() / 1e6, 1), "million"),
+    };
+    let body = if x < 0.0 { format!("({number})") } else { number };
+    if style % 3 == 0 { format!("$ {body} {unit}") } else { format!("${body} {unit}") }
 }
 
 fn direction(x: f64) -> &'static str {
@@ -206,6 +220,9 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
     let ind = &EN_INDUSTRIES[co.industry];
     let st = &f.st;
     let mut out = Vec::new();
+    // Filings differ in how they print amounts; one style per filing.
+    let style = (f.company * 5 + f.fy as usize) % 3;
+    let amt = |x: f64| filed(x, style);
     out.push((
         "Item 1. Business",
         format!(
@@ -226,19 +243,27 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
     let risks: Vec<&str> = f.risks.iter().map(|&k| EN_RISKS[k].1).collect();
     out.push((
         "Item 1A. Risk Factors",
-        format!("The following risks could materially affect our business. {}", risks.join(" ")),
+        format!(
+            "{} {}",
+            [
+                "The following risks could materially affect our business.",
+                "Our operations and financial results are subject to various risks and uncertainties, including those described below.",
+                "You should carefully consider the risks described below.",
+            ][style],
+            risks.join(" ")
+        ),
     ));
     let mut mdna = format!(
         "Fiscal {} total revenue was {}, cost of revenue was {} and gross profit was {}, a gross margin of {:.2}%. Operating profit was {} \
          ({:.2}% of revenue) and net profit was {}.",
         f.fy,
-        usd(st.total_revenue),
-        usd(st.operating_cost),
-        usd(st.gross_profit),
+        amt(st.total_revenue),
+        amt(st.operating_cost),
+        amt(st.gross_profit),
         st.gross_margin(),
-        usd(st.operating_profit),
+        amt(st.operating_profit),
         st.operating_margin(),
-        usd(st.net_profit)
+        amt(st.net_profit)
     );
     if let Some(p) = &f.prev {
         let g = yoy(st.total_revenue, p.total_revenue);
@@ -247,27 +272,29 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
             " Revenue {} {:.1}% from {} in fiscal {}, primarily due to {} and {}. Operating profit {} {:.1}% from {}.",
             direction(g),
             g.abs(),
-            usd(p.total_revenue),
+            amt(p.total_revenue),
             f.fy - 1,
             f.drivers[0],
             f.drivers[1],
             direction(go),
             go.abs(),
-            usd(p.operating_profit)
+            amt(p.operating_profit)
         ));
     }
     if let Some((lo, hi)) = f.outlook {
-        mdna.push_str(&format!(
-            " Outlook: for fiscal {} we expect total revenue to change by between {:.0}% and {:.0}% compared with fiscal {}.",
-            f.fy + 1,
-            lo,
-            hi,
-            f.fy
-        ));
+        let next = f.fy + 1;
+        mdna.push_str(&match style {
+            0 => format!(
+                " Outlook: for fiscal {next} we expect total revenue to change by between {lo:.0}% and {hi:.0}% compared with fiscal {}.",
+                f.fy
+            ),
+            1 => format!(" For fiscal {next}, management anticipates total revenue growth of {lo:.0}% to {hi:.0}%."),
+            _ => format!(" Our fiscal {next} guidance calls for total revenue to change {lo:.0}%–{hi:.0}% year over year."),
+        });
     }
     out.push(("Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations", mdna));
     let intangibles = if co.tags_intangibles {
-        format!(" Goodwill was {} and intangible assets were {}.", usd(st.goodwill), usd(st.intangible_assets))
+        format!(" Goodwill was {} and intangible assets were {}.", amt(st.goodwill), amt(st.intangible_assets))
     } else {
         String::new()
     };
@@ -278,14 +305,14 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
              Net cash provided by operating activities was {}, net cash used in investing activities was {} and net cash from financing \
              activities was {}.",
             f.fy,
-            usd(st.total_assets),
-            usd(st.total_current_assets),
-            usd(st.total_liabilities),
-            usd(st.total_equity),
+            amt(st.total_assets),
+            amt(st.total_current_assets),
+            amt(st.total_liabilities),
+            amt(st.total_equity),
             intangibles,
-            usd(st.net_operating_cash_flow),
-            usd(-st.net_investing_cash_flow),
-            usd(st.net_financing_cash_flow)
+            amt(st.net_operating_cash_flow),
+            amt(-st.net_investing_cash_flow),
+            amt(st.net_financing_cash_flow)
         ),
     ));
     out
@@ -471,7 +498,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                     )
                 }
                 1 => (
-                    format!("What was the FY{fy} gross margin of {}, in percent?", label(co)),
+                    if rng.chance(0.5) {
+                        format!("What was the FY{fy} gross margin of {}, in percent?", label(co))
+                    } else {
+                        format!(
+                            "For {}, calculate gross profit as a percentage of operating revenue for FY{fy}.",
+                            label(co)
+                        )
+                    },
                     f.st.gross_margin(),
                     evs([f.accession.as_str()]),
                 ),
@@ -485,10 +519,17 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                     evs([prev.accession.as_str(), f.accession.as_str()]),
                 ),
                 _ => (
-                    format!(
-                        "Using the FY{fy} 10-K of {}, what was the ratio of total liabilities to total assets, in percent?",
-                        label(co)
-                    ),
+                    if rng.chance(0.5) {
+                        format!(
+                            "Using the FY{fy} 10-K of {}, what was the ratio of total liabilities to total assets, in percent?",
+                            label(co)
+                        )
+                    } else {
+                        format!(
+                            "For {}, calculate total liabilities divided by total assets at FY{fy} year end, in percent.",
+                            label(co)
+                        )
+                    },
                     f.st.debt_ratio(),
                     evs([f.accession.as_str()]),
                 ),
@@ -544,10 +585,17 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             if n == 0 {
                 return None;
             }
-            let q = format!(
-                "Across the database's {desc}, how many companies saw their gross margin move by more than {k:.0} percentage points between FY{} and FY{fy}?",
-                fy - 1
-            );
+            let q = if rng.chance(0.5) {
+                format!(
+                    "Across the database's {desc}, how many companies saw their gross margin move by more than {k:.0} percentage points between FY{} and FY{fy}?",
+                    fy - 1
+                )
+            } else {
+                format!(
+                    "Across the database's {desc}, return the number of companies whose gross margin changed by more than {k:.0} percentage points from FY{} to FY{fy}.",
+                    fy - 1
+                )
+            };
             Some(Task::new(ty, q, INS_NUMERIC, evs(ids), json!(n.to_string())))
         }
         "text_evidence" => {
@@ -627,9 +675,15 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let mut bottom: Vec<(f64, usize)> = ranked[ranked.len() - 3..].to_vec();
             bottom.reverse();
             let bucket = EN_INDUSTRIES[ind].bucket;
-            let q = format!(
-                "Within the {bucket} industry bucket, excluding companies with missing or zero total revenue, return the top 3 and bottom 3 companies by FY{fy} net margin."
-            );
+            let q = if rng.chance(0.5) {
+                format!(
+                    "Within the {bucket} industry bucket, excluding companies with missing or zero total revenue, return the top 3 and bottom 3 companies by FY{fy} net margin."
+                )
+            } else {
+                format!(
+                    "Rank the companies in the {bucket} industry bucket by FY{fy} net margin, leaving out records with missing or zero total revenue, and return the best and worst 3."
+                )
+            };
             let gt = format!(
                 "Top three: {}.\nBottom three: {}.\nNet margin = FY{fy} net profit / total revenue.",
                 fmt(top),
@@ -654,9 +708,15 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 return None;
             }
             hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let q = format!(
-                "Identify {desc} with non-missing goodwill and intangible assets and positive total assets whose goodwill plus intangible assets exceeded {p:.0}% of total assets at FY{fy} year end."
-            );
+            let q = if rng.chance(0.5) {
+                format!(
+                    "Identify {desc} with non-missing goodwill and intangible assets and positive total assets whose goodwill plus intangible assets exceeded {p:.0}% of total assets at FY{fy} year end."
+                )
+            } else {
+                format!(
+                    "Which of the database's {desc} had goodwill plus intangible assets above {p:.0}% of total assets at their FY{fy} report date?"
+                )
+            };
             let list: Vec<String> =
                 hits.iter().map(|(v, m)| format!("{} {:.2}%", data.companies[*m].name, v)).collect();
             let gt = format!(
@@ -675,11 +735,15 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let removed: Vec<&str> = a.iter().filter(|x| !b.contains(x)).copied().collect();
             let kept: Vec<&str> = b.iter().filter(|x| a.contains(x)).copied().collect();
             let list = |v: &[&str]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-            let q = format!(
-                "For {}, list which Item 1A risk-factor topics were added, dropped or retained between the FY{} and FY{fy} filings.",
-                label(co),
-                fy - 1
-            );
+            let q = if rng.chance(0.5) {
+                format!(
+                    "For {}, list which Item 1A risk-factor topics were added, dropped or retained between the FY{} and FY{fy} filings.",
+                    label(co),
+                    fy - 1
+                )
+            } else {
+                format!("For {}, list changes in wording for risk factors between FY{} and FY{fy}.", label(co), fy - 1)
+            };
             let gt = format!(
                 "Added in FY{fy}: {}.\nDropped since FY{}: {}.\nRetained: {}.",
                 list(&added),
@@ -752,8 +816,10 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
     };
     let hits: Vec<usize> =
         members.into_iter().filter(|&m| test(&data.filing(m, fy).st, &data.filing(m, fy - 1).st)).collect();
-    let q = match rng.below(2) {
+    let q = match rng.below(4) {
         0 => format!("In FY{fy}, how many {scope} {cond}?"),
+        1 => format!("Based on their FY{fy} annual filings, how many {scope} {cond}?"),
+        2 => format!("Looking at FY{fy} annual reports, how many {scope} {cond}?"),
         _ => format!("Count the {scope} that {cond} in FY{fy}."),
     };
     let ev: Vec<Value> =
@@ -786,21 +852,35 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
         "multi_period_trend" => {
             let actual = yoy(f(&next.st), f(&cur.st));
             if rng.chance(0.5) {
-                let q = format!(
-                    "Set the research date immediately after the FY{last} filing: trace {}'s {mname} year-over-year growth from FY{} to FY{last} and forecast FY{target}. Fill in the FY{target} change, rounded to two decimals, in %.",
-                    label(co),
-                    last - 3
-                );
+                let q = if rng.chance(0.5) {
+                    format!(
+                        "Set the research date immediately after the FY{last} filing: trace {}'s {mname} year-over-year growth from FY{} to FY{last} and forecast FY{target}. Fill in the FY{target} change, rounded to two decimals, in %.",
+                        label(co),
+                        last - 3
+                    )
+                } else {
+                    format!(
+                        "Using only filings through FY{last}, forecast the FY{target} year-over-year change in {}'s {mname}, in percent.",
+                        label(co)
+                    )
+                };
                 let ins = format!(
                     "Use the specified historical filings and trends to return the requested numeric forecast. {cutoff}"
                 );
                 Some(Task::new(ty, q, &ins, ev, json!(format!("{actual:.2} %"))))
             } else {
                 let last_g = yoy(f(&cur.st), f(&data.filing(c, last - 1).st));
-                let q = format!(
-                    "Based on {}'s {mname} growth path through FY{last}, will FY{target} {mname} growth accelerate or decelerate relative to FY{last}? Explain briefly.",
-                    label(co)
-                );
+                let q = if rng.chance(0.5) {
+                    format!(
+                        "Based on {}'s {mname} growth path through FY{last}, will FY{target} {mname} growth accelerate or decelerate relative to FY{last}? Explain briefly.",
+                        label(co)
+                    )
+                } else {
+                    format!(
+                        "Will {}'s {mname} growth speed up or slow down in FY{target} compared with FY{last}? Give a short conclusion with figures.",
+                        label(co)
+                    )
+                };
                 let ins = format!("Answer with a short trend conclusion and the figures behind it. {cutoff}");
                 let gt = format!(
                     "Trend conclusion: FY{target} {mname} YoY growth {} to {:.2}% from {:.2}% in FY{last}.",
@@ -823,11 +903,19 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
                 } else {
                     "D"
                 };
-                let q = format!(
-                    "Review {}'s FY{}–FY{last} revenue record and the outlook in its FY{last} MD&A. Which range will FY{target} total-revenue growth most likely fall in? A. above 10% B. 0% to 10% C. -10% to below 0% D. below -10%",
-                    label(co),
-                    last - 4
-                );
+                let opts = "A. above 10% B. 0% to 10% C. -10% to below 0% D. below -10%";
+                let q = if rng.chance(0.5) {
+                    format!(
+                        "Review {}'s FY{}–FY{last} revenue record and the outlook in its FY{last} MD&A. Which range will FY{target} total-revenue growth most likely fall in? {opts}",
+                        label(co),
+                        last - 4
+                    )
+                } else {
+                    format!(
+                        "Based on {}'s filings through FY{last}, in which range is its FY{target} total revenue growth most likely to be? {opts}",
+                        label(co)
+                    )
+                };
                 let ins = format!("Return only one option letter. {cutoff}");
                 Some(Task::new(ty, q, &ins, ev, json!(letter)))
             } else {

@@ -211,6 +211,17 @@ fn yi(x: f64) -> String {
     format!("{:.2}亿元", x / 1e8)
 }
 
+/// An amount as A-share reports print it: thousands separators and two decimals in 元
+/// (`8,749,279,719.00元`), or in 万元 (`874,927.97万元`) — `style` picks one per report.
+fn amount(x: f64, style: usize) -> String {
+    if style % 2 == 0 { format!("{}元", fin::grouped(x, 2)) } else { format!("{}万元", fin::grouped(x / 1e4, 2)) }
+}
+
+/// The print style of one report (reports differ in how they print amounts).
+fn style_of(rep: &Report) -> usize {
+    (rep.company * 7 + rep.year as usize) % 6
+}
+
 fn up_down(x: f64) -> &'static str {
     if x >= 0.0 { "增长" } else { "下降" }
 }
@@ -219,18 +230,20 @@ fn chunks(data: &FinanceZh, rep: &Report) -> Vec<(&'static str, &'static str, St
     let co = &data.companies[rep.company];
     let st = &rep.st;
     let mut out = Vec::new();
+    let style = style_of(rep);
+    // The key-figures table prints 元 with separators, as the release's reports do.
     let mut key = format!(
-        "{}{}年年度报告主要会计数据：营业收入{:.0}元，营业成本{:.0}元，归属于上市公司股东的净利润{:.0}元，\
-         基本每股收益{:.2}元/股，总资产{:.0}元，归属于上市公司股东的净资产及少数股东权益合计{:.0}元，经营活动产生的现金流量净额{:.0}元。",
+        "{}{}年年度报告主要会计数据：营业收入{}，营业成本{}，归属于上市公司股东的净利润{}，\
+         基本每股收益{:.2}元/股，总资产{}，归属于上市公司股东的净资产及少数股东权益合计{}，经营活动产生的现金流量净额{}。",
         co.name,
         rep.year,
-        st.operating_revenue,
-        st.operating_cost,
-        st.parent_net_profit,
+        amount(st.operating_revenue, 0),
+        amount(st.operating_cost, 0),
+        amount(st.parent_net_profit, 0),
         st.basic_eps,
-        st.total_assets,
-        st.total_equity,
-        st.net_operating_cash_flow
+        amount(st.total_assets, 0),
+        amount(st.total_equity, 0),
+        amount(st.net_operating_cash_flow, 0)
     );
     if let Some(p) = &rep.prev {
         key.push_str(&format!(
@@ -261,14 +274,17 @@ fn chunks(data: &FinanceZh, rep: &Report) -> Vec<(&'static str, &'static str, St
         ));
     }
     mda.push_str(&format!(
-        "销售费用{:.0}元，管理费用{:.0}元，研发费用{:.0}元，财务费用{:.0}元。",
-        st.selling_expense, st.management_expense, st.research_expense, st.financial_expense
+        "销售费用{}，管理费用{}，研发费用{}，财务费用{}。",
+        amount(st.selling_expense, style),
+        amount(st.management_expense, style),
+        amount(st.research_expense, style),
+        amount(st.financial_expense, style)
     ));
     out.push(("第三节 管理层讨论与分析", "text", mda));
     if let Some(segs) = &rep.segments {
         let lines: Vec<String> = segs
             .iter()
-            .map(|s| format!("{}：营业收入{:.0}元，占营业收入比重{:.2}%", s.name, s.revenue, s.share))
+            .map(|s| format!("{}：营业收入{}，占营业收入比重{:.2}%", s.name, amount(s.revenue, style), s.share))
             .collect();
         out.push((
             "第三节 管理层讨论与分析-主营业务分产品情况",
@@ -287,67 +303,77 @@ fn chunks(data: &FinanceZh, rep: &Report) -> Vec<(&'static str, &'static str, St
         "text",
         format!("公司前五名客户销售额合计占年度销售总额的比例为{:.2}%，客户结构保持稳定。", rep.top5_customers),
     ));
-    out.push((
-        "第十节 财务报告-合并资产负债表",
-        "table",
+    out.push(("第十节 财务报告-合并资产负债表", "table", {
+        let a = |x: f64| amount(x, style);
         format!(
-            "货币资金{:.0}元；应收账款{:.0}元；存货{:.0}元；流动资产合计{:.0}元；固定资产{:.0}元；无形资产{:.0}元；商誉{:.0}元；\
-             非流动资产合计{:.0}元；资产总计{:.0}元；短期借款{:.0}元；应付账款{:.0}元；合同负债{:.0}元；流动负债合计{:.0}元；\
-             长期借款{:.0}元；应付债券{:.0}元；非流动负债合计{:.0}元；负债合计{:.0}元；所有者权益合计{:.0}元。",
-            st.monetary_funds,
-            st.accounts_receivable,
-            st.inventory,
-            st.total_current_assets,
-            st.fixed_assets,
-            st.intangible_assets,
-            st.goodwill,
-            st.total_noncurrent_assets,
-            st.total_assets,
-            st.short_term_borrowing,
-            st.accounts_payable,
-            st.contract_liabilities,
-            st.total_current_liabilities,
-            st.long_term_borrowing,
-            st.bonds_payable,
-            st.total_noncurrent_liabilities,
-            st.total_liabilities,
-            st.total_equity
-        ),
-    ));
-    out.push((
-        "第十节 财务报告-合并现金流量表",
-        "table",
+            "货币资金{}；应收账款{}；存货{}；流动资产合计{}；固定资产{}；无形资产{}；商誉{}；\
+                 非流动资产合计{}；资产总计{}；短期借款{}；应付账款{}；合同负债{}；流动负债合计{}；\
+                 长期借款{}；应付债券{}；非流动负债合计{}；负债合计{}；所有者权益合计{}。",
+            a(st.monetary_funds),
+            a(st.accounts_receivable),
+            a(st.inventory),
+            a(st.total_current_assets),
+            a(st.fixed_assets),
+            a(st.intangible_assets),
+            a(st.goodwill),
+            a(st.total_noncurrent_assets),
+            a(st.total_assets),
+            a(st.short_term_borrowing),
+            a(st.accounts_payable),
+            a(st.contract_liabilities),
+            a(st.total_current_liabilities),
+            a(st.long_term_borrowing),
+            a(st.bonds_payable),
+            a(st.total_noncurrent_liabilities),
+            a(st.total_liabilities),
+            a(st.total_equity)
+        )
+    }));
+    out.push(("第十节 财务报告-合并现金流量表", "table", {
+        let a = |x: f64| amount(x, style);
         format!(
-            "经营活动现金流入小计{:.0}元，经营活动现金流出小计{:.0}元，经营活动产生的现金流量净额{:.0}元；\
-             投资活动产生的现金流量净额{:.0}元；筹资活动产生的现金流量净额{:.0}元；现金及现金等价物净增加额{:.0}元；\
-             期末现金及现金等价物余额{:.0}元。",
-            st.operating_cash_inflow,
-            st.operating_cash_outflow,
-            st.net_operating_cash_flow,
-            st.net_investing_cash_flow,
-            st.net_financing_cash_flow,
-            st.cash_equivalent_increase,
-            st.ending_cash_equivalent
-        ),
-    ));
+            "经营活动现金流入小计{}，经营活动现金流出小计{}，经营活动产生的现金流量净额{}；\
+                 投资活动产生的现金流量净额{}；筹资活动产生的现金流量净额{}；现金及现金等价物净增加额{}；\
+                 期末现金及现金等价物余额{}。",
+            a(st.operating_cash_inflow),
+            a(st.operating_cash_outflow),
+            a(st.net_operating_cash_flow),
+            a(st.net_investing_cash_flow),
+            a(st.net_financing_cash_flow),
+            a(st.cash_equivalent_increase),
+            a(st.ending_cash_equivalent)
+        )
+    }));
     if let Some((lo, hi, profit_up, cost_trend)) = rep.outlook {
-        let cost = match cost_trend {
-            1 => "受新项目投入影响，期间费用率预计有所上升",
-            -1 => "公司将持续推进降本增效，期间费用率预计明显下降",
-            _ => "期间费用率预计与本年大致持平",
+        // Reports word their outlook differently; the facts stated are the same.
+        let v = style % 3;
+        let cost = match (cost_trend, v) {
+            (1, 0) => "受新项目投入影响，期间费用率预计有所上升",
+            (1, _) => "随着新项目投入，期间费用率将有所提高",
+            (-1, 0) => "公司将持续推进降本增效，期间费用率预计明显下降",
+            (-1, _) => "通过降本增效，期间费用率将进一步降低",
+            (_, 0) => "期间费用率预计与本年大致持平",
+            _ => "期间费用率将保持基本稳定",
         };
-        out.push((
-            "第三节 管理层讨论与分析-未来发展展望",
-            "text",
-            format!(
-                "展望{}年，公司预计营业收入同比变动幅度在{:.0}%至{:.0}%之间，归属于上市公司股东的净利润预计较本年{}；{}。",
-                rep.year + 1,
-                lo,
-                hi,
-                if profit_up { "有所增长" } else { "有所下降" },
-                cost
+        let profit = match (profit_up, v) {
+            (true, 0) => "有所增长",
+            (false, 0) => "有所下降",
+            (true, _) => "同比上升",
+            (false, _) => "同比下滑",
+        };
+        let next = rep.year + 1;
+        let text = match v {
+            0 => format!(
+                "展望{next}年，公司预计营业收入同比变动幅度在{lo:.0}%至{hi:.0}%之间，归属于上市公司股东的净利润预计较本年{profit}；{cost}。"
             ),
-        ));
+            1 => format!(
+                "{next}年经营计划：公司力争营业收入同比变动{lo:.0}%~{hi:.0}%；预计归属于上市公司股东的净利润{profit}；{cost}。"
+            ),
+            _ => format!(
+                "关于{next}年，管理层预期营业收入较上年变动{lo:.0}%到{hi:.0}%；归属于上市公司股东的净利润预计{profit}；{cost}。"
+            ),
+        };
+        out.push(("第三节 管理层讨论与分析-未来发展展望", "text", text));
     }
     out
 }
@@ -532,16 +558,23 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             if rng.chance(0.7) {
                 let (fname, col) = *rng.pick(FIELDS);
                 let value = rep.st.get(col)?;
-                let q = match rng.below(3) {
+                let q = match rng.below(6) {
                     0 => format!("{}{}年年度报告中披露的{}是多少？", label(co), year, fname),
                     1 => format!("请查询{}（股票代码{}）{}年度的{}（单位：元）。", co.name, co.code, year, fname),
+                    2 => format!("请提取{}{}年年度报告披露的{}数值。", label(co), year, fname),
+                    3 => format!("{}年年度报告中，{}的{}为多少？", year, label(co), fname),
+                    4 => format!("{}在{}年的{}是多少？", label(co), year, fname),
                     _ => format!("根据{}年年报，{}的{}为多少元？", year, label(co), fname),
                 };
                 let ins = format!("{INSTR_BASE}直接给出数值结果，以元为单位，不保留小数。");
                 Some(Task::new(ty, q, &ins, evs([rep.id.as_str()]), json!(format!("{value:.0}"))))
             } else {
                 let (mname, f) = *rng.pick(RATIOS);
-                let q = format!("{}{}年的{}是多少？", label(co), year, mname);
+                let q = match rng.below(3) {
+                    0 => format!("{}{}年的{}是多少？", label(co), year, mname),
+                    1 => format!("{}年年度报告中，{}的{}为多少？", year, label(co), mname),
+                    _ => format!("请计算{}{}年的{}。", label(co), year, mname),
+                };
                 let ins = format!("{INSTR_BASE}以百分数形式作答，只给出数值（单位%），保留两位小数。");
                 Some(Task::new(ty, q, &ins, evs([rep.id.as_str()]), json!(format!("{:.2}", f(&rep.st)))))
             }
@@ -568,8 +601,10 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             } else {
                 "波动较大"
             };
-            let q = match rng.below(2) {
+            let q = match rng.below(4) {
                 0 => format!("{}在{}-{}年的{}趋势如何？", label(co), start, start + 2, mname),
+                1 => format!("请判断{}{}-{}年的{}走势。", label(co), start, start + 2, mname),
+                2 => format!("{}-{}年内，{}的{}呈什么趋势？", start, start + 2, label(co), mname),
                 _ => format!("观察{}{}年至{}年年报中的{}，其变化属于哪种走势？", label(co), start, start + 2, mname),
             };
             let ins = format!(
@@ -583,14 +618,21 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             let (q, yes) = if rng.chance(0.5) {
                 let k = *rng.pick(&[1, 2, 3]);
                 let diff = rep.st.gross_margin() - prev.st.gross_margin();
-                (
-                    format!("{}{}年毛利率较{}年的变动幅度是否超过{}个百分点？", label(co), year, year - 1, k),
-                    diff.abs() > f64::from(k),
-                )
+                let q = match rng.below(3) {
+                    0 => format!("{}{}年毛利率较{}年的变动幅度是否超过{}个百分点？", label(co), year, year - 1, k),
+                    1 => format!("与{}年相比，{}{}年的毛利率变化是否大于{}个百分点？", year - 1, label(co), year, k),
+                    _ => format!("{}{}年毛利率同比变动有没有超过{}个百分点？", label(co), year, k),
+                };
+                (q, diff.abs() > f64::from(k))
             } else {
                 let ar = yoy(rep.st.accounts_receivable, prev.st.accounts_receivable);
                 let rev = yoy(rep.st.operating_revenue, prev.st.operating_revenue);
-                (format!("{}{}年应收账款的同比增速是否高于营业收入的同比增速？", label(co), year), ar > rev)
+                let q = match rng.below(3) {
+                    0 => format!("{}{}年应收账款的同比增速是否高于营业收入的同比增速？", label(co), year),
+                    1 => format!("{}年{}应收账款增速是否快于营业收入增速？", year, label(co)),
+                    _ => format!("{}在{}年的应收账款同比增长是否超过了营业收入同比增长？", label(co), year),
+                };
+                (q, ar > rev)
             };
             let ins = format!("{INSTR_BASE}只回答“是”或“否”。");
             Some(Task::new(ty, q, &ins, evs([prev.id.as_str(), rep.id.as_str()]), json!(if yes { "是" } else { "否" })))
@@ -611,7 +653,12 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             let correct = label(&data.companies[picked[best]]);
             let wrong = (0..4).filter(|&k| k != best).map(|k| label(&data.companies[picked[k]])).collect();
             let (opts, answer) = options(rng, correct, wrong, " | ");
-            let q = format!("{}年，下列{}行业公司中{}最高的是哪一家？ {}", year, ZH_INDUSTRIES[ind].name, mname, opts);
+            let ind_name = ZH_INDUSTRIES[ind].name;
+            let q = match rng.below(3) {
+                0 => format!("{}年，下列{}行业公司中{}最高的是哪一家？ {}", year, ind_name, mname, opts),
+                1 => format!("在{}行业中，{}年以下哪家公司的{}最高？ {}", ind_name, year, mname, opts),
+                _ => format!("以下{}行业公司里，{}年{}最高的是？ {}", ind_name, year, mname, opts),
+            };
             let ins = format!("{INSTR_BASE}只返回一个选项字母。");
             let ids: Vec<String> = picked.iter().map(|&m| data.report(m, year).id.clone()).collect();
             Some(Task::new(ty, q, &ins, evs(ids.iter().map(String::as_str)), json!(answer)))
@@ -629,14 +676,12 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                 .enumerate()
                 .map(|(j, (v, m))| format!("{}.{}（{}）", j + 1, data.companies[*m].name, yi(*v)))
                 .collect();
-            let q = format!(
-                "在{}行业中，{}年{}{}的前{}家公司分别是哪些？",
-                ZH_INDUSTRIES[ind].name,
-                year,
-                mname,
-                if top { "最高" } else { "最低" },
-                k
-            );
+            let (ind_name, dir) = (ZH_INDUSTRIES[ind].name, if top { "最高" } else { "最低" });
+            let q = match rng.below(3) {
+                0 => format!("在{ind_name}行业中，{year}年{mname}{dir}的前{k}家公司分别是哪些？"),
+                1 => format!("在{ind_name}行业中，{year}年哪些公司的{mname}{dir}？请列出前{k}名。"),
+                _ => format!("请列出{year}年{ind_name}行业{mname}{dir}的{k}家公司。"),
+            };
             let ins = format!("{INSTR_BASE}按顺序列出公司并注明金额（亿元，保留两位小数），回答不超过150字。");
             let ids: Vec<String> = ranked[..k].iter().map(|(_, m)| data.report(*m, year).id.clone()).collect();
             Some(Task::new(ty, q, &ins, evs(ids.iter().map(String::as_str)), json!(format!("{}。", items.join("；")))))
@@ -662,10 +707,18 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                     format!("{}（应收账款增速{:.2}%，营业收入增速{:.2}%）", data.companies[*m].name, ar, rev)
                 })
                 .collect();
-            let q = format!(
-                "在{}行业中，{}年哪些公司的应收账款同比增速比营业收入同比增速高出{:.0}个百分点以上？请结合结构化数据筛选。",
-                ZH_INDUSTRIES[ind].name, year, gap
-            );
+            let ind_name = ZH_INDUSTRIES[ind].name;
+            let q = match rng.below(3) {
+                0 => format!(
+                    "在{ind_name}行业中，{year}年哪些公司的应收账款同比增速比营业收入同比增速高出{gap:.0}个百分点以上？请结合结构化数据筛选。"
+                ),
+                1 => format!(
+                    "{year}年，{ind_name}行业中哪些公司出现应收账款同比增速高于营业收入同比增速{gap:.0}个百分点以上的情况？"
+                ),
+                _ => format!(
+                    "请从{ind_name}行业样本中筛选{year}年应收账款同比增速超过营业收入同比增速{gap:.0}个百分点以上的公司。"
+                ),
+            };
             let ins = format!("{INSTR_BASE}用一段话回答，列出公司及两项增速，不超过150字。");
             let gt = format!(
                 "{}年{}行业共有{}家公司满足条件：{}。",
@@ -690,13 +743,17 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                     Some(segs) => format!("{:.2}", segs.iter().find(|s| s.name == seg)?.share),
                     None => "未披露".to_string(),
                 };
-                let q = match rng.below(2) {
+                let q = match rng.below(3) {
                     0 => format!("请提取{}{}年年度报告披露的{}业务收入占营业收入的比重。", label(co), year, seg),
+                    1 => format!("{}{}年年报中{}板块的收入占比是多少？", label(co), year, seg),
                     _ => format!("{}年，{}的{}产品收入在营业收入中占比多少？", year, label(co), seg),
                 };
                 Some(Task::new(ty, q, &ins, evs([rep.id.as_str()]), json!(gt)))
             } else {
-                let q = format!("{}{}年前五名客户销售额合计占年度销售总额的比例是多少？", label(co), year);
+                let q = match rng.below(2) {
+                    0 => format!("{}{}年前五名客户销售额合计占年度销售总额的比例是多少？", label(co), year),
+                    _ => format!("{}年年度报告中，{}前五名客户的销售占比是多少？", year, label(co)),
+                };
                 Some(Task::new(ty, q, &ins, evs([rep.id.as_str()]), json!(format!("{:.2}", rep.top5_customers))))
             }
         }
@@ -766,8 +823,13 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                 prev.risks.iter().filter(|k| !rep.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
             let kept: Vec<&str> = rep.risks.iter().filter(|k| prev.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
             let none = |v: &[&str]| if v.is_empty() { "无".to_string() } else { v.join("、") };
-            let q =
-                format!("对比{}{}年与{}年年报的风险提示，哪些风险为新增、哪些不再提及？", label(co), year - 1, year);
+            let q = match rng.below(3) {
+                0 => {
+                    format!("对比{}{}年与{}年年报的风险提示，哪些风险为新增、哪些不再提及？", label(co), year - 1, year)
+                }
+                1 => format!("请比较{}{}年与上一年年度报告中的风险披露，概括新增或删除的风险点。", label(co), year),
+                _ => format!("{}{}年年报的风险因素与{}年相比有哪些变化？", label(co), year, year - 1),
+            };
             let ins = format!("{INSTR_BASE}分别列出新增、不再提及和持续提示的风险，回答不超过150字。");
             let gt = format!(
                 "与{}年相比，{}年年报新增提示：{}；不再提及：{}；持续提示：{}。",
@@ -810,7 +872,11 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         0 => {
             let th = (quant(&|s| s.operating_revenue / 1e8, rng)).round().max(1.0);
             Cond {
-                text: format!("营业收入超过{th:.0}亿元"),
+                text: if rng.chance(0.5) {
+                    format!("营业收入超过{th:.0}亿元")
+                } else {
+                    format!("营业收入在{th:.0}亿元以上")
+                },
                 two_years: false,
                 test: Box::new(move |s, _| s.operating_revenue > th * 1e8),
             }
@@ -818,7 +884,7 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         1 => {
             let th = nice_threshold(quant(&|s| s.gross_margin(), rng));
             Cond {
-                text: format!("毛利率高于{th:.0}%"),
+                text: format!("毛利率{}{th:.0}%", rng.pick(&["高于", "超过"])),
                 two_years: false,
                 test: Box::new(move |s, _| s.gross_margin() > th),
             }
@@ -826,7 +892,7 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         2 => {
             let th = nice_threshold(quant(&|s| s.debt_ratio(), rng));
             Cond {
-                text: format!("资产负债率低于{th:.0}%"),
+                text: format!("资产负债率{}{th:.0}%", rng.pick(&["低于", "不足"])),
                 two_years: false,
                 test: Box::new(move |s, _| s.debt_ratio() < th),
             }
@@ -839,7 +905,7 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         4 => {
             let th = *rng.pick(&[0.0, 5.0, 10.0, 20.0]);
             Cond {
-                text: format!("营业收入同比增长超过{th:.0}%"),
+                text: format!("营业收入{}{th:.0}%", rng.pick(&["同比增长超过", "同比增速高于"])),
                 two_years: true,
                 test: Box::new(move |s, p| p.is_some_and(|p| yoy(s.operating_revenue, p.operating_revenue) > th)),
             }
@@ -852,7 +918,7 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         _ => {
             let th = *rng.pick(&[3.0, 5.0, 8.0]);
             Cond {
-                text: format!("研发费用率超过{th:.0}%"),
+                text: format!("研发费用率{}{th:.0}%", rng.pick(&["超过", "高于"])),
                 two_years: false,
                 test: Box::new(move |s, _| s.rd_ratio() > th),
             }
@@ -898,9 +964,11 @@ fn statistic(data: &FinanceZh, year: i32, rng: &mut Rng) -> Option<Task> {
             ids.push(rep.id.clone());
         }
     }
-    let q = match rng.below(3) {
+    let q = match rng.below(5) {
         0 => format!("以{}年{}年度报告为统计范围，{}且{}的上市公司共有多少家？", year, scope, c1.text, c2.text),
         1 => format!("{}年，{}中{}、同时{}的公司有几家？", year, scope, c1.text, c2.text),
+        2 => format!("{}年{}{}的上市公司里，{}的公司数量是多少？", year, scope, c1.text, c2.text),
+        3 => format!("以{}年{}{}的上市公司为范围，{}的有几家？", year, scope, c1.text, c2.text),
         _ => format!("统计{}在{}年年报中满足“{}”和“{}”两个条件的公司数量。", scope, year, c1.text, c2.text),
     };
     let ins = "请依据结构化财务数据和相关年度报告回答全局统计问题，只给出满足全部条件的上市公司数量（整数）。";
@@ -930,38 +998,75 @@ fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task>
                 } else {
                     "D"
                 };
-                let q = format!(
-                    "以{}截至{}年的年度报告为依据，结合{}-{}年收入走势和管理层展望，判断其{}年营业收入同比增速最可能落在哪个区间。 \
-                     A. 同比增速≤-5% | B. -5%<同比增速<2% | C. 2%≤同比增速<8% | D. 同比增速≥8%",
-                    label(co),
-                    last,
-                    last - 2,
-                    last,
-                    target
-                );
+                let opts = "A. 同比增速≤-5% | B. -5%<同比增速<2% | C. 2%≤同比增速<8% | D. 同比增速≥8%";
+                let q = match rng.below(3) {
+                    0 => format!(
+                        "以{}截至{}年的年度报告为依据，结合{}-{}年收入走势和管理层展望，判断其{}年营业收入同比增速最可能落在哪个区间。 {opts}",
+                        label(co),
+                        last,
+                        last - 2,
+                        last,
+                        target
+                    ),
+                    1 => format!(
+                        "根据{}{}年年报的经营计划和近年营业收入变化，{}年营业收入同比增速最可能处于以下哪个区间？ {opts}",
+                        label(co),
+                        last,
+                        target
+                    ),
+                    _ => format!(
+                        "若仅依据{}截至{}年的公开年报，其{}年营业收入增速更可能是下列哪一档？ {opts}",
+                        label(co),
+                        last,
+                        target
+                    ),
+                };
                 let ins = format!("请根据历史财报趋势和管理层经营展望判断最可能的区间，只返回一个选项。{cutoff}");
                 Some(Task::new(ty, q, &ins, ev, json!(letter)))
             }
             1 => {
-                let q = format!(
-                    "依据{}{}-{}年年报中的收入数据和未来发展展望，预测其{}年营业收入同比增速（%）。",
-                    label(co),
-                    last - 4,
-                    last,
-                    target
-                );
+                let q = match rng.below(3) {
+                    0 => format!(
+                        "依据{}{}-{}年年报中的收入数据和未来发展展望，预测其{}年营业收入同比增速（%）。",
+                        label(co),
+                        last - 4,
+                        last,
+                        target
+                    ),
+                    1 => format!(
+                        "请结合{}{}年年报的经营展望，估计该公司{}年营业收入的同比增长率。",
+                        label(co),
+                        last,
+                        target
+                    ),
+                    _ => format!("{}{}年营业收入同比变化预计为多少（%）？", label(co), target),
+                };
                 let ins = format!("请给出预测数值，单位%，保留两位小数，只返回数值。{cutoff}");
                 Some(Task::new(ty, q, &ins, ev, json!(format!("{g:.2}"))))
             }
             _ => {
                 let up = next.st.parent_net_profit > cur.st.parent_net_profit;
-                let q = format!(
-                    "结合{}截至{}年的盈利趋势和管理层展望，判断其{}年归属于上市公司股东的净利润是否会高于{}年。",
-                    label(co),
-                    last,
-                    target,
-                    last
-                );
+                let q = match rng.below(3) {
+                    0 => format!(
+                        "结合{}截至{}年的盈利趋势和管理层展望，判断其{}年归属于上市公司股东的净利润是否会高于{}年。",
+                        label(co),
+                        last,
+                        target,
+                        last
+                    ),
+                    1 => format!(
+                        "{}{}年归属于上市公司股东的净利润会比{}年增长吗？请依据{}年年报判断。",
+                        label(co),
+                        target,
+                        last,
+                        last
+                    ),
+                    _ => format!(
+                        "根据{}截至{}年的年报，预计其下一年度归属于上市公司股东的净利润是否上升？",
+                        label(co),
+                        last
+                    ),
+                };
                 let ins = format!("请只回答“是”或“否”。{cutoff}");
                 Some(Task::new(ty, q, &ins, ev, json!(if up { "是" } else { "否" })))
             }
@@ -975,15 +1080,24 @@ fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task>
             } else {
                 "B"
             };
-            let q = format!(
-                "参考{}{}-{}年销售费用率、管理费用率、研发费用率和财务费用率的变化，判断{}年期间费用率（四项费用合计占营业收入比重）较{}年将如何变化。 \
-                 A. 上升超过1个百分点 | B. 变动在1个百分点以内 | C. 下降超过1个百分点",
-                label(co),
-                last - 4,
-                last,
-                target,
-                last
-            );
+            let opts = "A. 上升超过1个百分点 | B. 变动在1个百分点以内 | C. 下降超过1个百分点";
+            let q = match rng.below(2) {
+                0 => format!(
+                    "参考{}{}-{}年销售费用率、管理费用率、研发费用率和财务费用率的变化，判断{}年期间费用率（四项费用合计占营业收入比重）较{}年将如何变化。 {opts}",
+                    label(co),
+                    last - 4,
+                    last,
+                    target,
+                    last
+                ),
+                _ => format!(
+                    "结合{}{}年年报的管理层展望，{}年期间费用率相对{}年最可能怎样变动？ {opts}",
+                    label(co),
+                    last,
+                    target,
+                    last
+                ),
+            };
             let ins = format!("请根据历史费用结构和管理层展望作答，只返回一个选项。{cutoff}");
             Some(Task::new(ty, q, &ins, ev, json!(letter)))
         }
@@ -996,12 +1110,15 @@ fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task>
                     format!("{:.2}%", yoy(b.st.operating_revenue, a.st.operating_revenue))
                 })
                 .collect();
-            let q = format!(
-                "结合{}截至{}年的年报文字信号和收入趋势，概括对其{}年营业收入方向的判断。",
-                label(co),
-                last,
-                target
-            );
+            let q = match rng.below(2) {
+                0 => format!(
+                    "结合{}截至{}年的年报文字信号和收入趋势，概括对其{}年营业收入方向的判断。",
+                    label(co),
+                    last,
+                    target
+                ),
+                _ => format!("{}的年报信息显示其{}年营业收入可能如何变化？请说明依据。", label(co), target),
+            };
             let ins = format!("请用一段话回答，不超过150字。{cutoff}");
             let gt = format!(
                 "{}{}年营业收入同比{}{:.2}%，落在{}年年报展望的{:.0}%至{:.0}%区间内；判断依据是{}-{}年营业收入同比增速分别为{}，以及管理层对{}年的经营展望。",

@@ -700,7 +700,11 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
                     feat_cond(f, cases, mi, rng)
                 }?
             };
-            let q = match rng.below(4) {
+            let q = match rng.below(6) {
+                4 => {
+                    format!("What number of {} cases were characterized by the following: {}?", m.display, cond.phrase)
+                }
+                5 => format!("In {} matters, count the cases where {}.", m.display, cond.phrase),
                 0 => format!("Within the {} caseload, how many cases met this condition: {}?", m.display, cond.phrase),
                 1 => format!(
                     "For the {} docket, how many distinct cases had this characteristic: {}?",
@@ -716,7 +720,13 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
                 let f = *rng.pick(&sem);
                 feat_cond(f, cases, mi, rng)
             }?;
-            let q = match rng.below(3) {
+            let q = match rng.below(5) {
+                3 => {
+                    format!("What is the count of {} cases in which the opinion addresses {}?", m.display, cond.phrase)
+                }
+                4 => {
+                    format!("Looking across {} cases, what number of opinions engage with {}?", m.display, cond.phrase)
+                }
                 0 => format!(
                     "Among cases involving {}, how many include an opinion discussion of {}?",
                     m.display, cond.phrase
@@ -738,7 +748,11 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
                 let f = *rng.pick(&sem);
                 feat_cond(f, cases, mi, rng)
             }?;
-            let q = match rng.below(2) {
+            let q = match rng.below(3) {
+                2 => format!(
+                    "How many cases in the {} caseload satisfy the complete test of {} with {} discussed in the opinion?",
+                    m.display, a.phrase, s.phrase
+                ),
                 0 => {
                     format!("How many {} cases meet all criteria: {} together with {}?", m.display, a.phrase, s.phrase)
                 }
@@ -813,7 +827,9 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
         Some(rc) => format!("{} cases involving {}", m.display, rc.phrase),
         None => format!("{} cases", m.display),
     };
-    let q = match rng.below(4) {
+    let q = match rng.below(6) {
+        4 => format!("Within {scope}, what association was observed between {} and {}?", x.phrase, m.outcome.1),
+        5 => format!("Did the presence of {} correspond to a different rate of {} in {scope}?", x.phrase, m.outcome.1),
         0 => format!("How did {scope} involving {} compare with other cases in the rate of {}?", x.phrase, m.outcome.1),
         1 => format!("Were {scope} involving {} more or less likely to result in {}?", x.phrase, m.outcome.1),
         2 => format!("Among {scope}, was {} associated with a different rate of {}?", x.phrase, m.outcome.1),

@@ -572,9 +572,11 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
                 conds.push(if rng.chance(0.5) { outcome_cond(a, rng) } else { procedure_cond(rng) });
             }
             let joined = conds.iter().map(|c| c.phrase.as_str()).collect::<Vec<_>>().join("且");
-            let q = match rng.below(3) {
+            let q = match rng.below(5) {
                 0 => format!("有多少{}案件{}？", a.name, joined),
                 1 => format!("{}中，{}的案件有多少？", a.name, joined),
+                2 => format!("{}相关案件中，有多少案件{}？", a.name, joined),
+                3 => format!("请统计{}文书里{}的案件数量。", a.name, joined),
                 _ => format!("在{}案件中，{}的文书共有几份？", a.name, joined),
             };
             count_task(cases, ai, ty, &conds, q)
@@ -587,8 +589,10 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
                 conds.push(outcome_cond(a, rng));
             }
             let joined = conds.iter().map(|c| c.phrase.as_str()).collect::<Vec<_>>().join("，且");
-            let q = match rng.below(2) {
+            let q = match rng.below(4) {
                 0 => format!("有多少件{}案件中，{}？", a.name, joined),
+                1 => format!("{}案件里，裁判文书认定{}的有几件？", a.name, joined),
+                2 => format!("在{}的判决中，{}的案件共有多少件？", a.name, joined),
                 _ => format!("在{}中，文书显示{}的案件有多少件？", a.name, joined),
             };
             count_task(cases, ai, ty, &conds, q)
@@ -602,10 +606,20 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
             if conds[0].phrase == conds[1].phrase {
                 return None;
             }
-            let q = format!(
-                "在{}中，有多少件案件{}、{}，且法院裁判结果为{}？",
-                a.name, conds[0].phrase, conds[1].phrase, conds[2].phrase
-            );
+            let q = match rng.below(3) {
+                0 => format!(
+                    "在{}中，有多少件案件{}、{}，且法院裁判结果为{}？",
+                    a.name, conds[0].phrase, conds[1].phrase, conds[2].phrase
+                ),
+                1 => format!(
+                    "{}案件中，同时满足{}、{}并且{}的文书有多少件？",
+                    a.name, conds[0].phrase, conds[1].phrase, conds[2].phrase
+                ),
+                _ => format!(
+                    "在{}案件中，有多少件案件{}，{}，最终{}？",
+                    a.name, conds[0].phrase, conds[1].phrase, conds[2].phrase
+                ),
+            };
             count_task(cases, ai, ty, &conds, q)
         }
     }
@@ -680,8 +694,10 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
         } else {
             ""
         };
-        let q = match rng.below(2) {
+        let q = match rng.below(4) {
             0 => format!("在{}案件中，{restrict}{phrase}的案件与其他案件的{label}是否存在明确差异？", a.name),
+            1 => format!("在{}案件中，{restrict}{phrase}案件与非该因素案件的{label}是否存在明确差异？", a.name),
+            2 => format!("就{}案件而言，{restrict}{label}在{phrase}与否的两组之间有没有明显不同？", a.name),
             _ => format!("{}案件里，{restrict}{phrase}与否，对应的{label}有无明确的统计差异？", a.name),
         };
         let s = stats::continuous_association(&x1, &x0, seed ^ Rng::derive(0, &q).next_u64())?;
@@ -706,8 +722,10 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
             return None;
         }
         let outcome = a.outcome.1;
-        let q = match rng.below(2) {
+        let q = match rng.below(4) {
             0 => format!("在{}案件中，{phrase}与{outcome}之间是否存在明确的统计关联？", a.name),
+            1 => format!("在{}案件中，{phrase}与是否{outcome}之间是否存在明确的统计关联？", a.name),
+            2 => format!("{}案件中，{outcome}的比例在{phrase}与否的案件之间是否不同？", a.name),
             _ => format!("{}案件中，{phrase}的案件是否更可能或更不可能{outcome}？", a.name),
         };
         let s = stats::binary_association(a1, b1, c0, d0);

@@ -24,6 +24,9 @@ pub enum GenerationStatus {
     Timeout,
     /// A tool or the retriever failed and no answer could be formed.
     ToolError,
+    /// The offline planner could not map the task to the corpus's dictionaries, so it gives
+    /// evidence only rather than a guessed answer.
+    NoPlan,
 }
 
 /// Wall time and tokens of one stage of a task, summed over its calls.

@@ -6,6 +6,7 @@ mod compute;
 mod fixtures;
 mod hostile;
 mod interrupt;
+mod offline;
 mod sample;
 mod shifted;
 mod sql_guard;

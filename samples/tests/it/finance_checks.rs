@@ -34,6 +34,39 @@ fn zh_code(q: &str) -> String {
         .expect("stock code in query")
 }
 
+/// The first year a Chinese question names ("2021年"), whatever the sentence around it.
+fn zh_year(q: &str) -> Option<i64> {
+    let chars: Vec<char> = q.chars().collect();
+    chars.windows(5).find_map(|w| {
+        let digits: String = w[..4].iter().collect();
+        (w[4] == '年' && digits.starts_with("20") && digits.chars().all(|c| c.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    })
+}
+
+/// The percentages a text states, in order ("5%至9%" → [5, 9]).
+fn percentages(text: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut num = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() || c == '.' || (c == '-' && num.is_empty()) {
+            num.push(c);
+        } else {
+            if c == '%' {
+                if let Ok(v) = num.parse() {
+                    out.push(v);
+                }
+            }
+            num.clear();
+            if c == '-' {
+                num.push(c);
+            }
+        }
+    }
+    out
+}
+
 fn zh_field(q: &str) -> (&'static str, &'static str) {
     // Longest name first: 研发费用率 before 研发费用.
     let mut fields: Vec<&(&str, &str)> = ZH_FIELDS.iter().filter(|(n, _)| q.contains(n)).collect();
@@ -48,7 +81,7 @@ fn zh_numeric_facts_match_the_structured_rows() {
     for t in &tasks {
         let q = s(&t["query"]);
         let code = zh_code(q);
-        let year = number_after(q, "）").or_else(|| number_after(q, "根据")).expect("year") as i64;
+        let year = zh_year(q).expect("year");
         let (_, expr) = zh_field(q);
         let report_id = format!("{code}_{year}-12-31_annual");
         let v: f64 = conn
@@ -180,9 +213,9 @@ fn zh_forecasts_match_the_ground_truth_year_and_the_outlook() {
                 "D"
             };
             assert_eq!(gt, want, "{q}");
-        } else if q.contains("预测其") {
+        } else if s(&t["instruction"]).contains("只返回数值") {
             assert_eq!(gt, format!("{g:.2}"), "{q}");
-        } else if q.contains("是否会高于") {
+        } else if gt == "是" || gt == "否" {
             let up = row("ground_truth", "parent_net_profit") > row("retrieval", "parent_net_profit");
             assert_eq!(gt, if up { "是" } else { "否" }, "{q}");
         } else {
@@ -198,8 +231,8 @@ fn zh_forecasts_match_the_ground_truth_year_and_the_outlook() {
                 |r| r.get(0),
             )
             .expect("outlook chunk");
-        let lo = number_after(&outlook, "变动幅度在").expect("low");
-        let hi = number_after(&outlook, "%至").expect("high");
+        let stated = percentages(&outlook);
+        let (lo, hi) = (stated[0], stated[1]);
         assert!(lo <= g && g <= hi, "{outlook} vs {g}");
         checked += 1;
     }

@@ -2,11 +2,17 @@
 //! `target_concepts` list its concept in `dqc_rules`, and apply the rule's logic as the rule
 //! table states it — no rule id is known to this code:
 //!
-//! - `$A != $B + $C (…)`: the expected value of A is B + C of the same filing, period and (empty)
-//!   dimensions;
-//! - `sum($child * weight)`: the expected value is the weighted sum of the children of the
-//!   fact's concept in the filing's own summation-item relationships (`filing_relationships`);
-//! - `$fact < 0`: the concept cannot be negative; the expected value is the absolute amount.
+//! The rule's logic is read as an expression: a left side, a comparison (`!=`, `<>`, `=`, `==`,
+//! `<`, `<=`, `>`, `>=`) and a right side, each a signed sum of terms — `$Concept` references
+//! (prefix of the target concept), numbers, and `sum(…)` aggregations over the summation-item
+//! children of the fact's concept in the filing (`filing_relationships`, with their weights).
+//! `$fact`, `$parent`, `$value` or any reference to the target concept itself stand for the fact.
+//! The expected value is what makes the relation hold:
+//! - an equality/inequality check (`!=`, `=`) is solved for the target as a linear equation;
+//! - a sign or bound check (`< 0`, `>= 0`) violated by the reported value gives the value with
+//!   its sign corrected (the absolute amount for a sign rule).
+//!
+//! Text after the expression in parentheses or after words ("for a concept in…") is ignored.
 //!
 //! The fact is located by the filing tag and CIK the query names (filing ids are
 //! `<tag>-<period end>`), the concept qname and the period dates. Evidence is the fact itself.
@@ -58,10 +64,10 @@ fn period_of(query: &str, filing_date: Option<&str>) -> Option<Period> {
     let lower = query.to_lowercase();
     // The filing's own date (document period end) is not the fact's period.
     let own: Vec<&String> = dates.iter().filter(|d| Some(d.as_str()) != filing_date).collect();
-    if lower.contains(" to ") || lower.contains(" through ") {
-        if let [s, e, ..] = dates.as_slice() {
-            return Some(Period::Duration(s.clone(), e.clone()));
-        }
+    // "2022-07-01 to 2023-06-30", "from … through …": the dates on either side of the word.
+    let span = re(r"(\d{4}-\d{2}-\d{2})\s*(?:to|through|until|thru|–|~)\s*(\d{4}-\d{2}-\d{2})");
+    if let Some(c) = span.captures(query) {
+        return Some(Period::Duration(c[1].to_string(), c[2].to_string()));
     }
     if let Some(at) = lower.find("as of ") {
         if let Some(m) = re(r"\d{4}-\d{2}-\d{2}").find(&query[at..]) {
@@ -142,7 +148,6 @@ pub fn solve(db: &GuardedDb, query: &str) -> Result<Option<AuditPlan>> {
     let Some(target) = fact(db, &filing, &concept, &period)? else { return Ok(None) };
 
     let rules = column_strings(db, "SELECT rule_id, rule_logic, target_concepts FROM dqc_rules ORDER BY rule_id")?;
-    let prefix = concept.split_once(':').map_or("", |(p, _)| p);
     for r in &rules {
         let [rule_id, logic, targets] = r.as_slice() else { continue };
         let listed = match serde_json::from_str::<Value>(targets) {
@@ -152,53 +157,8 @@ pub fn solve(db: &GuardedDb, query: &str) -> Result<Option<AuditPlan>> {
         if !listed {
             continue;
         }
-        let (expected, how) = if logic.contains("sum($child") {
-            let children = column_strings(
-                db,
-                &format!(
-                    "SELECT child_concept, weight FROM filing_relationships WHERE filing_id = {} AND parent_concept = {} \
-                     AND arcrole LIKE '%summation-item' ORDER BY order_value",
-                    lit(&filing),
-                    lit(&concept)
-                ),
-            )?;
-            let mut sum = 0.0;
-            let mut used = Vec::new();
-            for c in &children {
-                let [child, weight] = c.as_slice() else { continue };
-                let Ok(w) = weight.parse::<f64>() else { continue };
-                let Some(f) = fact(db, &filing, child, &period)? else { continue };
-                sum += w * f.value;
-                used.push(child.clone());
-            }
-            if used.is_empty() {
-                continue;
-            }
-            (sum, json!({"calculation_children": used}))
-        } else if let Some(caps) = re(r"^\$(\w+)\s*!=\s*([^(]+)").captures(logic) {
-            let mut sum = 0.0;
-            let mut used = Vec::new();
-            let mut complete = true;
-            for t in re(r"([+-]?)\s*\$(\w+)").captures_iter(&caps[2]) {
-                let sign = if &t[1] == "-" { -1.0 } else { 1.0 };
-                let name = format!("{prefix}:{}", &t[2]);
-                match fact(db, &filing, &name, &period)? {
-                    Some(f) => {
-                        sum += sign * f.value;
-                        used.push(name);
-                    }
-                    None => complete = false,
-                }
-            }
-            if !complete || used.is_empty() {
-                continue;
-            }
-            (sum, json!({"terms": used}))
-        } else if logic.contains("< 0") {
-            (target.value.abs(), json!({"absolute_value_of": target.value}))
-        } else {
-            continue;
-        };
+        let Some(rule) = Rule::parse(logic) else { continue };
+        let Some((expected, how)) = rule.expected(db, &filing, &concept, &target, &period)? else { continue };
         let expected =
             if expected.fract() == 0.0 && expected.abs() < 9.0e15 { json!(expected as i64) } else { json!(expected) };
         return Ok(Some(AuditPlan {
@@ -209,6 +169,168 @@ pub fn solve(db: &GuardedDb, query: &str) -> Result<Option<AuditPlan>> {
         }));
     }
     Ok(None)
+}
+
+/// A term of a side of a rule's logic.
+#[derive(Debug, Clone, PartialEq)]
+enum Term {
+    /// `$Name`: a concept of the filing (or the target itself).
+    Concept(String),
+    /// `sum(…)` over the summation-item children of the target.
+    ChildSum,
+    Number(f64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Ne,
+    Eq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A DQC rule's logic: `lhs op rhs`, each side a signed sum of terms.
+#[derive(Debug, Clone, PartialEq)]
+struct Rule {
+    lhs: Vec<(f64, Term)>,
+    op: Op,
+    rhs: Vec<(f64, Term)>,
+}
+
+/// Names that stand for the fact under test rather than another concept.
+const SELF_NAMES: &[&str] = &["fact", "parent", "total", "value", "target", "concept", "element"];
+
+impl Rule {
+    fn parse(logic: &str) -> Option<Rule> {
+        // The first comparison operator outside a sum(...) splits the two sides.
+        let ops: &[(&str, Op)] = &[
+            ("!=", Op::Ne),
+            ("<>", Op::Ne),
+            ("<=", Op::Le),
+            (">=", Op::Ge),
+            ("==", Op::Eq),
+            ("=", Op::Eq),
+            ("<", Op::Lt),
+            (">", Op::Gt),
+        ];
+        let (at, len, op) = ops
+            .iter()
+            .filter_map(|(t, op)| logic.find(t).map(|at| (at, t.len(), *op)))
+            .min_by_key(|(at, len, _)| (*at, usize::MAX - len))?;
+        let lhs = side(&logic[..at])?;
+        let rhs = side(&logic[at + len..])?;
+        (!lhs.is_empty() && !rhs.is_empty()).then_some(Rule { lhs, op, rhs })
+    }
+
+    /// The expected value of the target fact under this rule, with what was used; `None` when
+    /// the rule does not involve the target or its terms are not all reported.
+    fn expected(
+        &self,
+        db: &GuardedDb,
+        filing: &str,
+        concept: &str,
+        target: &Fact,
+        period: &Period,
+    ) -> Result<Option<(f64, Value)>> {
+        let prefix = concept.split_once(':').map_or("", |(p, _)| p);
+        let local = concept.split_once(':').map_or(concept, |(_, n)| n);
+        let is_target = |n: &str| n == local || n == concept || SELF_NAMES.contains(&n.to_ascii_lowercase().as_str());
+        // lhs − rhs = a·target + b (a linear form in the target).
+        let (mut a, mut b) = (0.0, 0.0);
+        let mut used = Vec::new();
+        for (sign, terms) in [(1.0, &self.lhs), (-1.0, &self.rhs)] {
+            for (coef, term) in terms {
+                let k = sign * coef;
+                match term {
+                    Term::Number(n) => b += k * n,
+                    Term::Concept(n) if is_target(n) => a += k,
+                    Term::Concept(n) => {
+                        let name = if n.contains(':') { n.clone() } else { format!("{prefix}:{n}") };
+                        let Some(f) = fact(db, filing, &name, period)? else { return Ok(None) };
+                        b += k * f.value;
+                        used.push(json!(name));
+                    }
+                    Term::ChildSum => {
+                        let children = column_strings(
+                            db,
+                            &format!(
+                                "SELECT child_concept, weight FROM filing_relationships WHERE filing_id = {} \
+                                 AND parent_concept = {} AND arcrole LIKE '%summation-item' ORDER BY order_value",
+                                lit(filing),
+                                lit(concept)
+                            ),
+                        )?;
+                        let mut any = false;
+                        for c in &children {
+                            let [child, weight] = c.as_slice() else { continue };
+                            let Ok(w) = weight.parse::<f64>() else { continue };
+                            let Some(f) = fact(db, filing, child, period)? else { continue };
+                            b += k * w * f.value;
+                            used.push(json!(child));
+                            any = true;
+                        }
+                        if !any {
+                            return Ok(None);
+                        }
+                    }
+                }
+            }
+        }
+        if a == 0.0 {
+            return Ok(None);
+        }
+        let expected = match self.op {
+            // The relation is an identity (the logic states its breach): solve a·x + b = 0.
+            Op::Ne | Op::Eq => -b / a,
+            // A bound: the reported value violates it when the comparison holds (for `!=`-style
+            // checks the rule states the error condition, so `x < 0` flags a negative amount);
+            // the corrected value is the mirror image across the bound.
+            // A bound (`< 0`, `>= 0`): the task's fact breaks it, and the corrected amount is
+            // the reported one mirrored across the bound (the absolute amount for a sign rule).
+            Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                let bound = -b / a;
+                if target.value == bound {
+                    return Ok(None);
+                }
+                2.0 * bound - target.value
+            }
+        };
+        Ok(Some((expected, json!({"terms": used, "reported": target.value}))))
+    }
+}
+
+/// A signed sum of terms: `$A + $B - 2 * $C`, `sum($child * weight) over …`, `0`.
+fn side(text: &str) -> Option<Vec<(f64, Term)>> {
+    // Words after the expression ("(same instant…)", "for a concept in…") end it: see below.
+    let expr = text;
+    let token = re(r"(?i)([+-]?)\s*(?:(\d+(?:\.\d+)?)\s*\*\s*)?(sum\s*\(|\$([A-Za-z][\w:-]*)|(\d+(?:\.\d+)?))");
+    let mut terms = Vec::new();
+    let mut pos = 0;
+    for c in token.captures_iter(expr) {
+        let m = c.get(0)?;
+        // Only operators and blanks may sit between terms; anything else ends the expression.
+        if !expr[pos..m.start()].trim().is_empty() {
+            break;
+        }
+        let sign = if &c[1] == "-" { -1.0 } else { 1.0 };
+        let coef = c.get(2).and_then(|x| x.as_str().parse::<f64>().ok()).unwrap_or(1.0) * sign;
+        let term = if c[3].to_ascii_lowercase().starts_with("sum") {
+            Term::ChildSum
+        } else if let Some(name) = c.get(4) {
+            Term::Concept(name.as_str().to_string())
+        } else {
+            Term::Number(c.get(5)?.as_str().parse().ok()?)
+        };
+        terms.push((coef, term));
+        pos = m.end();
+        if matches!(terms.last(), Some((_, Term::ChildSum))) {
+            // The aggregation's body is read from the filing, not from the text.
+            break;
+        }
+    }
+    Some(terms)
 }
 
 #[cfg(test)]
@@ -222,5 +344,20 @@ mod tests {
         let q = "us-gaap:Assets as of 2021-12-31 by the filer (document period end 2021-12-31)";
         assert_eq!(period_of(q, Some("2021-12-31")), Some(Period::Instant("2021-12-31".into())));
         assert_eq!(period_of("no dates", Some("2020-03-31")), Some(Period::Instant("2020-03-31".into())));
+    }
+
+    #[test]
+    fn rule_logic_reads_as_an_expression() {
+        let r = Rule::parse("$Assets <> $Liabilities + $StockholdersEquity").expect("parses");
+        assert_eq!(r.op, Op::Ne);
+        assert_eq!(r.lhs, vec![(1.0, Term::Concept("Assets".into()))]);
+        assert_eq!(r.rhs.len(), 2);
+        let r = Rule::parse("$GrossProfit = $Revenues - $CostOfRevenue (duration periods)").expect("parses");
+        assert_eq!(r.rhs, vec![(1.0, Term::Concept("Revenues".into())), (-1.0, Term::Concept("CostOfRevenue".into()))]);
+        let r = Rule::parse("$value >= 0 where the element is non-negative").expect("parses");
+        assert_eq!((r.op, r.rhs.clone()), (Op::Ge, vec![(1.0, Term::Number(0.0))]));
+        let r = Rule::parse("$total != SUM($item * weight) across calculation children").expect("parses");
+        assert_eq!(r.rhs, vec![(1.0, Term::ChildSum)]);
+        assert!(Rule::parse("no expression here").is_none());
     }
 }

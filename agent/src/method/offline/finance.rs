@@ -145,7 +145,7 @@ impl Data {
                 "SELECT CAST(cik AS TEXT), name, tickers_json, COALESCE(industry_bucket, ''), \
                  COALESCE(region_bucket, ''), COALESCE(size_bucket, '') FROM companies",
                 "SELECT f.*, fl.fiscal_year AS anser_year, \
-                 (SELECT group_concat(s.text, '\n') FROM sections s WHERE s.accession = f.accession) AS anser_text \
+                 (SELECT group_concat(s.section_name || ' — ' || replace(s.text, char(10), ' '), char(10)) FROM sections s WHERE s.accession = f.accession) AS anser_text \
                  FROM financial_facts f JOIN filings fl ON fl.accession = f.accession WHERE fl.form LIKE '10-K%'",
                 "accession",
             ),
@@ -288,10 +288,14 @@ impl Data {
 
     fn years(&self, query: &str) -> Vec<i32> {
         let pat = match self.lang {
-            Language::Zh => r"(\d{4})(?:年|-\d{4}年|\s*至)",
-            Language::En => r"FY\s?(\d{4})",
+            Language::Zh => r"(\d{4})(?:年|-\d{4}年|\s*[至到~–-])",
+            Language::En => r"(?i)(?:FY|fiscal(?:\s+year)?)\s?'?(\d{4})",
         };
         let mut ys: Vec<i32> = re(pat).captures_iter(query).filter_map(|c| c[1].parse().ok()).collect();
+        if ys.is_empty() {
+            // A bare year ("in 2022", "2022 annual report").
+            ys = re(r"\b((?:19|20)\d{2})\b").captures_iter(query).filter_map(|c| c[1].parse().ok()).collect();
+        }
         if self.lang == Language::Zh {
             // "2020-2024年": both ends.
             for c in re(r"(\d{4})\s*[-–至到]\s*(\d{4})").captures_iter(query) {
@@ -304,18 +308,46 @@ impl Data {
     }
 }
 
-/// Chinese labels: the Han run written right before a number and 元 in a report's text names
-/// the column whose value equals that number in the same report (majority over reports).
+/// An amount as reports print it: digits with or without thousands separators, optional
+/// decimals, a minus sign or accounting parentheses, and a unit (元, 万元, 亿元; `千元` too).
+/// Returns the value in 元 and the rounding tolerance the printed precision implies.
+pub(super) fn printed_amount(number: &str, unit: &str) -> Option<(f64, f64)> {
+    let t = number.trim();
+    let (neg, t) = match t.strip_prefix('(').or_else(|| t.strip_prefix('（')) {
+        Some(inner) => (true, inner.trim_end_matches([')', '）'])),
+        None => match t.strip_prefix(['-', '−']) {
+            Some(inner) => (true, inner),
+            None => (false, t),
+        },
+    };
+    let plain = t.replace([',', '，'], "");
+    let v: f64 = plain.parse().ok()?;
+    let decimals = plain.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+    let scale = match unit {
+        "万元" => 1e4,
+        "亿元" => 1e8,
+        "千元" => 1e3,
+        _ => 1.0,
+    };
+    let tolerance = (0.5 * 10f64.powi(-decimals) * scale).max(0.5);
+    Some((if neg { -v } else { v } * scale, tolerance))
+}
+
+/// Chinese labels: the Han run written right before a printed amount (`营业收入8,749,279,719.00元`,
+/// `销售费用为1,234.56万元`, `净利润(3,456.78)万元`) in a report's text names the column whose value
+/// equals that amount, within the printed precision, in the same report (majority over reports).
 fn learn_zh_labels(reports: &[Report]) -> Vec<(String, Metric)> {
-    let pat = re(r"(\p{Han}{2,24}?)(?:为)?(-?\d+(?:\.\d+)?)元");
+    let pat = re(
+        r"(\p{Han}{2,24}?)(?:为|是|达|约)?[:：]?\s*([-−]?\d[\d,]*(?:\.\d+)?|[(（]\d[\d,]*(?:\.\d+)?[)）])\s*(亿元|万元|千元|元)",
+    );
     let mut votes: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for r in reports.iter().filter(|r| !r.text.is_empty()).take(40) {
         for c in pat.captures_iter(&r.text) {
-            let Ok(v) = c[2].parse::<f64>() else { continue };
+            let Some((v, tol)) = printed_amount(&c[2], &c[3]) else { continue };
             // The label is the tail of the Han run after the last clause word break.
             let label = c[1].rsplit(['，', '；', '：', '、']).next().unwrap_or(&c[1]).to_string();
             for (col, x) in &r.vals {
-                if (x - v).abs() < 0.5 && v.abs() >= 1.0 {
+                if (x - v).abs() <= tol && v.abs() >= 1.0 {
                     *votes.entry(label.clone()).or_default().entry(col.clone()).or_default() += 1;
                 }
             }
@@ -375,7 +407,7 @@ pub fn solve(db: &GuardedDb, task: &PublicTask) -> Result<Option<FinPlan>> {
     let ty = task.task_type.as_deref().unwrap_or("");
     let companies = data.named_companies(q);
     let years = data.years(q);
-    let metrics = data.named_metrics(q);
+    let metrics = merge_ratios(q, data.lang, data.named_metrics(q));
     let plan_base = json!({
         "companies": companies.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
         "years": years,
@@ -485,42 +517,52 @@ fn company_task(
         "multi_period_trend" => trend(data, task, company, years, metrics),
         "change_detection" => change_yes_no(data, q, company, years, metrics),
         "mixed_numeric_text" if data.lang == Language::Zh => share_in_text(q, &reports),
-        _ if is_risk_comparison(q) => risk_comparison(data, &reports),
+        _ if is_risk_comparison(q, years) => risk_comparison(data, &reports),
         _ => summary(data, company, years, metrics),
     };
     Some((answer, evidence, json!({"plan": ty})))
 }
 
-/// A question about risk disclosures that changed between two reports.
-fn is_risk_comparison(q: &str) -> bool {
+/// A question about how risk disclosures changed between reports: it names risks and either
+/// two years or a change word.
+fn is_risk_comparison(q: &str, years: &[i32]) -> bool {
     let l = q.to_lowercase();
-    (q.contains("风险") && (q.contains("新增") || q.contains("不再"))) || (l.contains("risk") && l.contains("added"))
+    let names_risk = q.contains("风险") || l.contains("risk");
+    let change_word = ["新增", "不再", "删除", "变化", "对比", "比较", "相比", "强化"].iter().any(|w| q.contains(w))
+        || ["added", "removed", "dropped", "new ", "no longer", "change", "compare", "wording"]
+            .iter()
+            .any(|w| l.contains(w));
+    names_risk && (change_word || years.len() >= 2)
 }
 
-/// Risk items of a report: Chinese "…风险：" headings; English sentences of the risk-factor section.
+/// Risk items of a report. Chinese: headings that end in 风险 and stand alone (before a colon, a
+/// line break or the end of an enumeration item), numbering stripped. English: the sentences of
+/// the section whose own heading names risk factors (`sections.section_name`).
 fn risk_items(data: &Data, r: &Report) -> Vec<String> {
+    let mut seen = BTreeSet::new();
     match data.lang {
-        Language::Zh => {
-            let mut seen = BTreeSet::new();
-            re(r"(\p{Han}{2,16}风险)[：:]")
-                .captures_iter(&r.text)
-                .map(|c| c[1].rsplit(['，', '、', '：']).next().unwrap_or(&c[1]).to_string())
-                .filter(|x| seen.insert(x.clone()))
-                .collect()
-        }
-        Language::En => {
-            let section = r.text.lines().find(|l| l.to_lowercase().contains("could materially affect")).unwrap_or("");
-            section
-                .split(". ")
-                .skip(1)
-                .map(|x| x.trim().trim_end_matches('.').to_string())
-                .filter(|x| !x.is_empty())
-                .collect()
-        }
+        Language::Zh => re(r"([\p{Han}、]{2,16}风险)\s*(?:[：:\n]|$)")
+            .captures_iter(&r.text)
+            .map(|c| {
+                let head = c[1].rsplit(['，', '。', '；', '：']).next().unwrap_or(&c[1]);
+                head.trim_start_matches(|ch: char| "、一二三四五六七八九十（）()".contains(ch)).to_string()
+            })
+            .filter(|x| x.chars().count() > 2 && seen.insert(x.clone()))
+            .collect(),
+        Language::En => r
+            .text
+            .lines()
+            .filter_map(|l| l.split_once(" — "))
+            .filter(|(name, _)| name.to_lowercase().contains("risk"))
+            .flat_map(|(_, body)| {
+                body.split(". ").map(|x| x.trim().trim_end_matches('.').to_string()).collect::<Vec<_>>()
+            })
+            .filter(|x| !x.is_empty() && seen.insert(x.clone()))
+            .collect(),
     }
 }
 
-/// Added, dropped and retained risk items between the first and the last report.
+/// Risks that appear only in the later report, only in the earlier one, and in both.
 fn risk_comparison(data: &Data, reports: &[&Report]) -> Option<String> {
     let (first, last) = (reports.first()?, reports.last()?);
     if first.year == last.year {
@@ -538,20 +580,20 @@ fn risk_comparison(data: &Data, reports: &[&Report]) -> Option<String> {
     };
     Some(match data.lang {
         Language::Zh => format!(
-            "{}年相对{}年，新增：{}；不再提及：{}；持续提示：{}。",
-            last.year,
-            first.year,
+            "{y1}年报告中出现而{y0}年未出现的风险：{}。{y0}年提及、{y1}年未再出现的风险：{}。两年均提示的风险：{}。",
             join(&added, "、", "无"),
             join(&dropped, "、", "无"),
-            join(&kept, "、", "无")
+            join(&kept, "、", "无"),
+            y0 = first.year,
+            y1 = last.year,
         ),
         Language::En => format!(
-            "FY{} vs FY{}. Added: {}. Dropped: {}. Retained: {}.",
-            last.year,
-            first.year,
+            "Risks in the FY{y1} report but not in FY{y0}: {}. Risks in FY{y0} no longer in FY{y1}: {}. In both years: {}.",
             join(&added, "; ", "none"),
             join(&dropped, "; ", "none"),
-            join(&kept, "; ", "none")
+            join(&kept, "; ", "none"),
+            y0 = first.year,
+            y1 = last.year,
         ),
     })
 }
@@ -824,26 +866,22 @@ fn conditions(q: &str, metrics: &[(usize, usize, String, Metric)], lang: Languag
         let (_, end, _, m) = &metrics[i];
         let next_start = metrics.get(i + 1).map_or(hay.len(), |n| n.0);
         let between = &hay[*end..next_start];
-        if let (Some(n), Some(d)) = (metrics.get(i + 1), metrics.get(i + 2)) {
-            // "A plus B exceeded 15% of C", "A与B合计占C的比例超过15%".
-            let joined = hay[*end..n.0].trim();
-            let of = &hay[n.1..d.0];
-            if matches!(joined, "plus" | "+" | "加" | "与" | "和") && (of.contains("% of") || of.contains("合计"))
-            {
-                if let Some((cmp, value)) = threshold_after(&hay, n.1, 40) {
-                    out.push(Cond::Share { parts: vec![m.clone(), n.3.clone()], of: d.3.clone(), cmp, value });
-                    i += 3;
-                    continue;
-                }
-            }
+        if let Some((cond, used)) = share_condition(&hay, &metrics[i..], lang) {
+            out.push(cond);
+            i += used;
+            continue;
         }
         if let Some(n) = metrics.get(i + 1) {
             let plain = between.replace("同比", "");
-            let gap_cue = ["比", "高出", "exceed"].iter().any(|w| plain.contains(w));
+            let gap_cue =
+                ["比", "高出", "高于", "超过", "快于", "exceed", "outpace", "faster than", "more than", "above"]
+                    .iter()
+                    .any(|w| plain.contains(w));
             let above_cue = ["above", "greater than", "higher than", "exceeded", "高于", "大于"]
                 .iter()
                 .any(|w| between.trim().starts_with(w) || between.trim().ends_with(w));
-            if gap_cue && wants_growth(between) {
+            // A comparison between the two growths is written between them ("A同比增速高于B…").
+            if gap_cue && wants_growth(between) && between.chars().count() <= 12 {
                 if let Some((_, points)) = threshold_after(&hay, n.1, 16) {
                     out.push(Cond::GrowthGap { a: m.clone(), b: n.3.clone(), points });
                     i += 2;
@@ -857,12 +895,129 @@ fn conditions(q: &str, metrics: &[(usize, usize, String, Metric)], lang: Languag
             }
         }
         let gr = wants_growth(&between.chars().take(8).collect::<String>());
-        if let Some((cmp, value)) = threshold_after(&hay, *end, 12) {
+        if let Some((cmp, value)) = scaled_threshold(&hay, *end, 14) {
             out.push(Cond::Threshold { metric: m.clone(), growth: gr, cmp, value });
         }
         i += 1;
     }
     out
+}
+
+/// A comparison and its number after `from`, with the number's unit applied: "超过50亿元" is
+/// 5e9, "above $1.5 billion" 1.5e9, "低于30%" stays 30 (percentages compare with ratios).
+fn scaled_threshold(hay: &str, from: usize, window_chars: usize) -> Option<(super::legal_predictive::Cmp, f64)> {
+    let (cmp, value) = threshold_after(hay, from, window_chars)?;
+    let rest = hay.get(from..)?;
+    let number = re(r"-?\d[\d,]*(?:\.\d+)?");
+    let scale = number.find_iter(rest).find(|m| m.as_str().replace(',', "").parse::<f64>().ok() == Some(value)).map_or(
+        1.0,
+        |m| {
+            let after = rest[m.end()..].trim_start().to_lowercase();
+            [
+                ("亿", 1e8),
+                ("万", 1e4),
+                ("千", 1e3),
+                ("billion", 1e9),
+                ("million", 1e6),
+                ("thousand", 1e3),
+                ("bn", 1e9),
+                ("m ", 1e6),
+            ]
+            .iter()
+            .find(|(u, _)| after.starts_with(u))
+            .map_or(1.0, |(_, k)| *k)
+        },
+    );
+    Some((cmp, value * scale))
+}
+
+/// Ratios the question defines in words: "A divided by B", "A as a percentage of B", "ratio of A
+/// to B", "A/B", "A占B的比例", "A与B之比" become one metric (in percent) at A's place.
+fn merge_ratios(
+    q: &str,
+    lang: Language,
+    metrics: Vec<(usize, usize, String, Metric)>,
+) -> Vec<(usize, usize, String, Metric)> {
+    let hay = match lang {
+        Language::Zh => q.to_string(),
+        Language::En => q.to_lowercase().replace('-', " "),
+    };
+    let cols = |m: &Metric| match m {
+        Metric::Col(c) => Some(vec![c.clone()]),
+        Metric::Ratio { .. } => None,
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < metrics.len() {
+        let a = &metrics[i];
+        if let Some(b) = metrics.get(i + 1) {
+            let gap = hay.get(a.1..b.0).unwrap_or("").trim();
+            let after: String = hay.get(b.1..).unwrap_or("").chars().take(5).collect();
+            let before = hay.get(..a.0).unwrap_or("").trim_end();
+            let per = matches!(
+                gap,
+                "divided by"
+                    | "as a percentage of"
+                    | "as a share of"
+                    | "as a percent of"
+                    | "relative to"
+                    | "/"
+                    | "除以"
+            ) || (gap == "to" && before.ends_with("ratio of"))
+                || (matches!(gap, "占" | "与")
+                    && ["的比例", "的比重", "比重", "的百分比", "之比", "的占比"].iter().any(|w| after.starts_with(w)));
+            if let (true, Some(num), Some(den)) = (per, cols(&a.3), cols(&b.3)) {
+                out.push((a.0, b.1, format!("{} / {}", a.2, b.2), Metric::Ratio { num, den }));
+                i += 2;
+                continue;
+            }
+        }
+        out.push(a.clone());
+        i += 1;
+    }
+    out
+}
+
+/// Words that join metrics into one sum ("goodwill plus intangible assets", "商誉与无形资产").
+const SUM_JOINERS: &[&str] =
+    &["plus", "+", "and", "together with", "combined with", "加", "与", "和", "及", "、", "加上"];
+
+/// A share condition starting at `metrics[0]`: one or more metrics joined into a sum, then a
+/// percentage of a later metric — "A above 5% of B", "A plus B exceeded 25% of C",
+/// "A占B的比例超过5%", "A与B合计占C比重不低于15%". Returns the condition and the metrics it used.
+fn share_condition(hay: &str, metrics: &[(usize, usize, String, Metric)], lang: Language) -> Option<(Cond, usize)> {
+    let mut parts = vec![metrics.first()?.3.clone()];
+    let mut end = metrics[0].1;
+    let mut j = 1;
+    while let Some(m) = metrics.get(j) {
+        let gap = hay.get(end..m.0)?.trim();
+        if !SUM_JOINERS.contains(&gap) {
+            break;
+        }
+        parts.push(m.3.clone());
+        end = m.1;
+        j += 1;
+    }
+    let of = metrics.get(j)?;
+    let between = hay.get(end..of.0)?;
+    let (cmp, value) = match lang {
+        // "… above 25% of C": the percentage sits right before "of" and the denominator.
+        Language::En => {
+            let b = between.trim_end();
+            if !b.ends_with(" of") || !b.contains('%') {
+                return None;
+            }
+            threshold_after(hay, end, between.chars().count())?
+        }
+        // "…占C的比例超过15%": 占 before the denominator, the threshold after it.
+        Language::Zh => {
+            if !between.contains('占') || between.chars().count() > 6 {
+                return None;
+            }
+            threshold_after(hay, of.1, 12)?
+        }
+    };
+    Some((Cond::Share { parts, of: of.3.clone(), cmp, value }, j + 1))
 }
 
 /// The metric a population task is about: the first one not named in an exclusion clause
@@ -1001,19 +1156,99 @@ fn population_task(
         (Language::Zh, false) => format!("{:.2}亿元", v / 1e8),
         (Language::En, false) => format!("USD {:.2} million", v / 1e6),
     };
+    // Plain "name value" pairs in rank order; the wording of the answer is the caller's concern.
     let list = |xs: &[(&Company, f64)]| -> String {
-        xs.iter()
-            .enumerate()
-            .map(|(i, (c, v))| format!("{}.{}（{}）", i + 1, c.name, show(*v)))
-            .collect::<Vec<_>>()
-            .join("；")
+        let sep = if data.lang == Language::Zh { "，" } else { ", " };
+        xs.iter().map(|(c, v)| format!("{} {}", c.name, show(*v))).collect::<Vec<_>>().join(sep)
     };
-    let answer =
-        if bottom.is_empty() { list(&picked) } else { format!("Top: {}\nBottom: {}", list(&picked), list(&bottom)) };
+    let answer = match (data.lang, bottom.is_empty()) {
+        (Language::Zh, true) => format!("按{name}排序：{}。", list(&picked)),
+        (Language::En, true) => format!("By {name}: {}.", list(&picked)),
+        (Language::Zh, false) => format!("{name}最高：{}；最低：{}。", list(&picked), list(&bottom)),
+        (Language::En, false) => format!("Highest {name}: {}. Lowest {name}: {}.", list(&picked), list(&bottom)),
+    };
     Some((Some(answer), evidence, json!({"plan": "rank", "filters": filters, "metric": name, "k": k})))
 }
 
-/// Forward-looking tasks: the visible reports of the company, and the latest outlook.
+/// Words that say a figure will go up, go down or stay level (reports' outlooks, option texts,
+/// questions). Generic vocabulary of direction, not any report's sentence.
+const UP_WORDS: &[&str] = &[
+    "上升", "增长", "提高", "提升", "增加", "扩大", "走高", "高于", "超过", "rise", "increase", "grow", "higher",
+    "improve", "expand",
+];
+const DOWN_WORDS: &[&str] = &[
+    "下降", "减少", "降低", "下滑", "收窄", "回落", "低于", "decline", "decrease", "fall", "lower", "shrink",
+    "contract",
+];
+const FLAT_WORDS: &[&str] =
+    &["持平", "稳定", "基本不变", "大致相当", "以内", "flat", "stable", "unchanged", "in line", "similar"];
+/// Words that mark a sentence as forward-looking.
+const FORWARD_WORDS: &[&str] = &[
+    "展望",
+    "预计",
+    "预期",
+    "计划",
+    "将",
+    "力争",
+    "目标",
+    "下一年",
+    "未来",
+    "expect",
+    "anticipate",
+    "outlook",
+    "guidance",
+    "forecast",
+    "plan to",
+    "will",
+    "next year",
+    "fiscal",
+];
+
+/// The direction a text states (+1 up, −1 down, 0 level), by the earliest direction word.
+fn direction_of(text: &str) -> Option<i8> {
+    let l = text.to_lowercase();
+    let first = |words: &[&str]| words.iter().filter_map(|w| l.find(w)).min();
+    [(first(UP_WORDS), 1i8), (first(DOWN_WORDS), -1), (first(FLAT_WORDS), 0)]
+        .into_iter()
+        .filter_map(|(at, d)| at.map(|a| (a, d)))
+        .min_by_key(|(a, _)| *a)
+        .map(|(_, d)| d)
+}
+
+/// Clauses of a report's text.
+fn clauses(text: &str) -> impl Iterator<Item = &str> {
+    text.split(['；', '。', '\n', ';']).flat_map(|s| s.split(". ")).map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// The forward-looking clause of a report about one metric name — a clause with a forward word
+/// that names the metric (the last such clause: outlooks close the discussion) — from the
+/// metric's name on, so that what it says about the metric comes first.
+fn outlook_clause(text: &str, name: &str) -> Option<String> {
+    let name = name.to_lowercase();
+    clauses(text)
+        .map(str::to_lowercase)
+        .filter(|l| l.contains(&name) && FORWARD_WORDS.iter().any(|w| l.contains(w)))
+        .last()
+        .and_then(|l| l.find(&name).map(|at| l[at..].to_string()))
+}
+
+/// Whether the instruction asks for a bare number (数值, numeric, number, a percentage).
+fn wants_number(instruction: &str) -> bool {
+    let l = instruction.to_lowercase();
+    ["数值", "数字", "numeric", "number", "in %", "percent", "decimal", "保留两位小数"].iter().any(|w| l.contains(w))
+}
+
+/// Whether the instruction asks for yes or no.
+fn wants_yes_no(instruction: &str) -> bool {
+    let l = instruction.to_lowercase();
+    (instruction.contains('是') && instruction.contains('否') && instruction.contains('或'))
+        || (l.contains("yes") && l.contains(" no"))
+}
+
+/// Forward-looking tasks: the visible reports of the company, and the latest report's outlook.
+/// Options that state ranges are answered with the guidance range's midpoint (or the
+/// history's mean growth); options that state a direction, and yes/no questions, with the
+/// direction the latest report's forward-looking clause about the named metric states.
 fn predictive(
     data: &Data,
     task: &PublicTask,
@@ -1027,18 +1262,23 @@ fn predictive(
     let latest = *reports.last()?;
     let q = task.query.as_str();
     let text = &latest.text;
-    // Guidance range "在28%至31%之间" / "24% to 28%".
-    let range = re(r"(-?\d+(?:\.\d+)?)%\s*(?:至|到|to|and|-|–)\s*(-?\d+(?:\.\d+)?)%")
-        .captures(text)
-        .and_then(|c| Some((c[1].parse::<f64>().ok()? + c[2].parse::<f64>().ok()?) / 2.0));
-    let opts = options(q);
-    let instr = task.instruction.as_str();
-    // The metric's own growth path; revenue forecasts use the stated guidance when there is one.
+    let revenue_name = match data.lang {
+        Language::Zh => "营业收入",
+        Language::En => "revenue",
+    };
+    let named = metrics.first().map(|m| m.2.clone()).unwrap_or_else(|| revenue_name.to_string());
     let metric = metrics.first().map(|m| m.3.clone()).unwrap_or(Metric::Col(match data.lang {
         Language::Zh => "operating_revenue".into(),
         Language::En => "total_revenue".into(),
     }));
-    let revenue_like = metrics.first().is_none_or(|m| m.2.contains("revenue") || m.2.contains("营业收入"));
+    // A guidance range "28%至31%", "between 24% and 28%" in the outlook clause about the metric.
+    let range_re = re(r"(-?\d+(?:\.\d+)?)\s*%?\s*(?:至|到|to|and|-|–|~)\s*(-?\d+(?:\.\d+)?)\s*%");
+    let range = outlook_clause(text, &named)
+        .or_else(|| outlook_clause(text, revenue_name))
+        .and_then(|c| range_re.captures(&c).map(|c| (c[1].to_string(), c[2].to_string())))
+        .and_then(|(a, b)| Some((a.parse::<f64>().ok()? + b.parse::<f64>().ok()?) / 2.0));
+    let opts = options(q);
+    let instr = task.instruction.as_str();
     let growths: Vec<f64> = reports
         .windows(2)
         .filter(|w| w[1].year == w[0].year + 1)
@@ -1048,60 +1288,67 @@ fn predictive(
     // Without guidance the forecast is the mean of the visible growth rates (growth reverts to
     // its own history) — a baseline, not a model.
     let mean_growth = (!growths.is_empty()).then(|| growths.iter().sum::<f64>() / growths.len() as f64);
-    let forecast = if revenue_like { range.or(mean_growth) } else { mean_growth };
+    let forecast = range.or(mean_growth);
+    // The direction stated for the first named metric the outlook talks about.
+    let stated = metrics
+        .iter()
+        .map(|m| m.2.as_str())
+        .chain([named.as_str()])
+        .find_map(|n| outlook_clause(text, n))
+        .and_then(|c| direction_of(&c));
     let answer = if !opts.is_empty() {
-        if q.contains("费用率") {
-            let outlook = text.rsplit("展望").next().unwrap_or("");
-            let clause = outlook.split(['；', '。']).find(|s| s.contains("费用率")).unwrap_or("");
-            let cue = if clause.contains("上升") {
-                "上升"
-            } else if clause.contains("下降") {
-                "下降"
-            } else {
-                "以内"
-            };
-            opts.iter().find(|(_, b)| b.contains(cue)).map(|(l, _)| l.clone())
-        } else {
-            let mid = range?;
+        let ranges = opts.iter().all(|(_, b)| b.contains('%'));
+        if ranges {
+            let mid = forecast?;
             opts.iter().find(|(_, b)| option_range_contains(b, mid)).map(|(l, _)| l.clone())
+        } else {
+            let want = stated?;
+            opts.iter().find(|(_, b)| direction_of(b) == Some(want)).map(|(l, _)| l.clone())
         }
-    } else if instr.contains("“是”或“否”") || instr.contains("是”或“否") {
-        let outlook = text.rsplit("展望").next().unwrap_or("");
-        let clause = outlook.split(['；', '。']).find(|s| s.contains("净利润")).unwrap_or("");
-        Some(if clause.contains("增长") || clause.contains("上升") { "是" } else { "否" }.to_string())
-    } else if instr.contains("只返回数值") || instr.to_lowercase().contains("numeric forecast") {
+    } else if wants_yes_no(instr) {
+        // The question's own direction word against the one the outlook states.
+        let after_metric = metrics.first().and_then(|m| q.get(m.1..)).unwrap_or(q);
+        let asked = direction_of(after_metric).unwrap_or(1);
+        let said = stated?;
+        Some(if said == asked { "是" } else { "否" }.to_string())
+    } else if wants_number(instr) {
         forecast.map(fmt2)
-    } else if q.contains("accelerate") || q.contains("decelerate") {
-        let (f, l) = (forecast?, last_growth?);
-        let verb = if f > l { "accelerate" } else { "decelerate" };
-        Some(format!(
-            "Expected to {verb}: FY{} growth of about {f:.2}% against {l:.2}% in FY{}.",
-            latest.year + 1,
-            latest.year
-        ))
     } else {
-        forecast.map(|f| match data.lang {
-            Language::Zh => format!("预计{}年营业收入同比变动约{f:.2}%（依据{}年年报的经营展望与历史增速）。", latest.year + 1, latest.year),
-            Language::En => format!(
-                "The FY{} outlook points to a FY{} revenue change of about {f:.2}%; FY{} revenue was USD {:.2} million.",
+        let f = forecast?;
+        Some(match data.lang {
+            Language::Zh => format!(
+                "依据{}年年报的前瞻表述与历史增速，{}年{named}同比变动预计约{f:.2}%{}。",
                 latest.year,
                 latest.year + 1,
+                last_growth.map(|l| format!("（{}年为{l:.2}%）", latest.year)).unwrap_or_default()
+            ),
+            Language::En => format!(
+                "From the FY{} filing's forward-looking statements and the growth history, FY{} {named} growth is \
+                 expected at about {f:.2}%{}.",
                 latest.year,
-                metric.value(latest).unwrap_or(0.0) / 1e6
+                latest.year + 1,
+                last_growth.map(|l| format!(", against {l:.2}% in FY{}", latest.year)).unwrap_or_default()
             ),
         })
     };
-    Some((answer, evidence, json!({"plan": "outlook", "latest_report": latest.id, "guidance_mid": range})))
+    Some((
+        answer,
+        evidence,
+        json!({"plan": "outlook", "latest_report": latest.id, "guidance_mid": range, "stated_direction": stated}),
+    ))
 }
 
-/// Whether an option like "above 10%", "0% to 10%", "-10% to below 0%", "below -10%" holds `x`.
+/// Whether an option like "above 10%", "0% to 10%", "-10% to below 0%", "below -10%",
+/// "同比增速≥8%", "-5%<同比增速<2%" holds `x`.
 fn option_range_contains(body: &str, x: f64) -> bool {
     let nums: Vec<f64> = re(r"-?\d+(?:\.\d+)?").find_iter(body).filter_map(|m| m.as_str().parse().ok()).collect();
     let b = body.to_lowercase();
+    let above = ["above", "over", "more than", "超过", "以上", "高于", "大于", "≥", ">"].iter().any(|w| b.contains(w));
+    let below = ["below", "under", "less than", "低于", "以下", "小于", "不足", "≤", "<"].iter().any(|w| b.contains(w));
     match nums.as_slice() {
-        [lo, hi] => x >= *lo && x < *hi || (x == *hi && !b.contains("below")),
-        [t] if b.contains("above") || b.contains("超过") || b.contains("以上") => x > *t,
-        [t] if b.contains("below") || b.contains("低于") || b.contains("以下") => x < *t,
+        [lo, hi] => x >= *lo && x < *hi || (x == *hi && !b.contains("below") && !b.contains('<')),
+        [t] if above && !below => x >= *t,
+        [t] if below && !above => x <= *t,
         _ => false,
     }
 }

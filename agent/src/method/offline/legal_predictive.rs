@@ -7,11 +7,13 @@
 //!   bigrams of the key's stem (the key without `是否`, `被告` and its unit) — a bigram shared by
 //!   many keys weighs less, and the cause's own name is masked first so "交通肇事罪" does not
 //!   vote for "是否肇事逃逸". Yes/no keys give X = 是; enum keys need a value named in the query;
-//!   numeric keys need a comparison cue and a number (超过 129, 不低于 3, 10以上).
+//!   numeric keys need a comparison cue and a number (超过 129, 不低于 3, 10以上). Of two yes/no
+//!   keys, the outcome is the one the query asks about with 是否, else the one whose words the
+//!   decisions state later (facts come first in a judgment, the ruling last).
 //! - English: the matter type, the outcome and the features are `annotation_registry` entries;
 //!   display names with a `…` placeholder are matched as patterns whose filler must be an
-//!   allowed enum value or a number. With two features named, the first restricts the cohort
-//!   (feature true) and the later one is X — "Section 1983 cases involving A involving B".
+//!   allowed enum value or a number. With two features named, the one that qualifies the
+//!   population (nearest to the matter type's mention) restricts the cohort and the other is X.
 //! - The shape (2×2 or two-sample) is what the instruction asks for: medians → continuous.
 //!
 //! The cohort is every case of the cause/matter with both X and Y recorded; it is the evidence.
@@ -120,7 +122,14 @@ fn cue_of(rest: &str, start: usize, end: usize) -> Option<Cmp> {
         ("低于", Cmp::Lt),
         ("少于", Cmp::Lt),
         ("小于", Cmp::Lt),
+        ("不足", Cmp::Lt),
+        ("未达到", Cmp::Lt),
         ("at least", Cmp::Ge),
+        ("no fewer than", Cmp::Ge),
+        ("fewer than", Cmp::Lt),
+        ("greater than", Cmp::Gt),
+        ("higher than", Cmp::Gt),
+        ("lower than", Cmp::Lt),
         ("no less than", Cmp::Ge),
         ("at most", Cmp::Le),
         ("no more than", Cmp::Le),
@@ -321,6 +330,24 @@ impl Contrast {
             }
         }
         (for_yes, for_no, spans)
+    }
+}
+
+impl Contrast {
+    /// Where in the key's 是 decisions the query words matched for the key first appear, as a
+    /// share of the text length (0 = start, 1 = end), averaged over the texts that contain them.
+    fn lateness(&self, key: &str, query: &str, spans: &[(usize, usize)]) -> f64 {
+        let Some((yes, _)) = self.texts.get(key) else { return 0.0 };
+        let words: BTreeSet<&str> =
+            spans.iter().filter_map(|(s, e)| query.get(*s..*e)).filter(|w| !w.trim().is_empty()).collect();
+        let positions: Vec<f64> = yes
+            .iter()
+            .filter_map(|t| {
+                let at = words.iter().filter_map(|w| t.find(w)).min()?;
+                Some(at as f64 / t.len().max(1) as f64)
+            })
+            .collect();
+        if positions.is_empty() { 0.0 } else { positions.iter().sum::<f64>() / positions.len() as f64 }
     }
 }
 
@@ -569,10 +596,16 @@ fn solve_zh(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
         let rest = mask(&masked, &first.spans);
         let second = ranked(&rest, &keys, &df, &contrast, |k| k.key != keys[first.idx].key).into_iter().next();
         let yes_no = |m: &ZhMatch| keys[m.idx].kind == Kind::YesNo;
-        // The outcome is a yes/no key; of two, the one named later (X "与" Y, X "的案件…" Y).
+        // The outcome is a yes/no key; of two, the one the query marks as the thing decided
+        // ("与是否适用缓刑之间"), else the one the decisions state later — judgments give the facts
+        // first and the ruling last, so an outcome's words sit at the end of the texts.
         match second {
             Some(second) if yes_no(&first) && yes_no(&second) => {
-                if start(&first) > start(&second) {
+                let asked = |m: &ZhMatch| masked[..start(m)].trim_end().ends_with("是否");
+                let late = |m: &ZhMatch| contrast.lateness(&keys[m.idx].key, &masked, &m.spans);
+                if asked(&first) != asked(&second) {
+                    if asked(&first) { first } else { second }
+                } else if late(&first) >= late(&second) {
                     first
                 } else {
                     second
@@ -642,8 +675,101 @@ fn norm(s: &str) -> String {
     s.to_lowercase().replace(['-', '_'], " ")
 }
 
+/// Number words a query may spell out.
+const NUMBER_WORDS: &[(&str, u32)] = &[
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("fifteen", 15),
+    ("twenty", 20),
+];
+
+/// A query normalised like the registry names, with numbers in one form: spelled-out numbers
+/// as digits, and "N or more …", "no fewer than N", "a minimum of N" as "at least N" (the
+/// comparisons mean the same; registry names use one wording).
+fn norm_query(query: &str) -> String {
+    let mut q = norm(query);
+    for (w, n) in NUMBER_WORDS {
+        q = regex::Regex::new(&format!(r"\b{w}\b"))
+            .map_or(q.clone(), |r| r.replace_all(&q, n.to_string().as_str()).into_owned());
+    }
+    let or_more = regex::Regex::new(r"\b(\$?[\d,.]+)\s+or\s+more\b").expect("static regex");
+    q = or_more.replace_all(&q, "at least $1").into_owned();
+    let floor = regex::Regex::new(r"\b(?:no fewer than|no less than|not less than|a minimum of|minimum of)\s+")
+        .expect("static regex");
+    floor.replace_all(&q, "at least ").into_owned()
+}
+
 /// Where an entry's name matches `q` (normalised) and the filler of a `…` placeholder.
 fn en_find(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
+    en_find_exact(q, e).or_else(|| en_find_words(q, e))
+}
+
+/// Words that carry no meaning of their own in a registry name.
+const EN_STOP_WORDS: &[&str] = &[
+    "with", "from", "that", "this", "were", "have", "case", "cases", "about", "into", "than", "more", "less", "their",
+];
+
+/// A word's stem for matching: its first five letters ("analysis"/"analyze", "allegations"/
+/// "alleged" stay apart, "substantive"/"substance" meet).
+fn stem5(w: &str) -> String {
+    w.chars().take(5).collect()
+}
+
+/// A placeholder-free name matched by its content words in any order and form within one
+/// stretch of the query ("allegations of excessive force" for "excessive-force allegations"):
+/// every content word's stem must occur, within a span of at most three times the name's words.
+fn en_find_words(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
+    let words: Vec<(usize, usize, String)> =
+        regex::Regex::new(r"[a-z0-9$§]+").ok()?.find_iter(q).map(|m| (m.start(), m.end(), stem5(m.as_str()))).collect();
+    for name in e.names.iter().filter(|n| !n.contains('…')) {
+        let content: Vec<String> = name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() >= 4 && !EN_STOP_WORDS.contains(w))
+            .map(stem5)
+            .collect();
+        if content.len() < 2 {
+            continue;
+        }
+        let hits: Vec<&(usize, usize, String)> = words.iter().filter(|(_, _, w)| content.contains(w)).collect();
+        if !content.iter().all(|c| hits.iter().any(|h| &h.2 == c)) {
+            continue;
+        }
+        // The tightest run of query words that holds every content word.
+        let mut best: Option<(usize, usize)> = None;
+        for (i, first) in hits.iter().enumerate() {
+            let mut need: BTreeSet<&String> = content.iter().collect();
+            for h in &hits[i..] {
+                need.remove(&&h.2);
+                if need.is_empty() {
+                    let span = (first.0, h.1);
+                    if best.is_none_or(|b| span.1 - span.0 < b.1 - b.0) {
+                        best = Some(span);
+                    }
+                    break;
+                }
+            }
+        }
+        let (s, end) = best?;
+        let span_words = words.iter().filter(|w| w.0 >= s && w.1 <= end).count();
+        if span_words <= content.len() * 3 {
+            return Some((s, end, None));
+        }
+    }
+    None
+}
+
+/// Where a name matches literally (placeholders filled by allowed values or numbers).
+fn en_find_exact(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
     for name in &e.names {
         match name.split_once('…') {
             None => {
@@ -699,9 +825,10 @@ fn registry(db: &GuardedDb) -> Result<Vec<Entry>> {
         .iter()
         .filter_map(|r| {
             let [kind, key, parent, display, aliases, vt, allowed] = r.as_slice() else { return None };
-            let mut names = vec![norm(display)];
+            // Names get the query's number normalisation so "at least one …" meets "1 or more …".
+            let mut names = vec![norm_query(display)];
             if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(aliases) {
-                names.extend(a.iter().filter_map(Value::as_str).map(norm));
+                names.extend(a.iter().filter_map(Value::as_str).map(norm_query));
             }
             let allowed = match serde_json::from_str::<Value>(allowed) {
                 Ok(Value::Array(a)) => {
@@ -750,7 +877,7 @@ fn entry_test(e: &Entry, filler: &Option<String>) -> Option<Test> {
 /// names (booleans true, enum values, "at least N" numbers), as SQL over `case_record c`.
 /// `None` when no matter type is named.
 pub(super) fn en_count_conditions(db: &GuardedDb, query: &str) -> Result<Option<Conditions>> {
-    let q = norm(query);
+    let q = norm_query(query);
     let entries = registry(db)?;
     let Some(matter) = matter_of(&q, &entries) else { return Ok(None) };
     let mut clauses = vec![format!("c.matter_types_json LIKE {}", lit(&format!("%\"{}\"%", matter.key)))];
@@ -784,7 +911,7 @@ pub(super) fn en_count_conditions(db: &GuardedDb, query: &str) -> Result<Option<
 }
 
 fn solve_en(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
-    let q = norm(&task.query);
+    let q = norm_query(&task.query);
     let entries = registry(db)?;
     let Some(matter) = matter_of(&q, &entries) else { return Ok(None) };
     let children: Vec<&Entry> = entries.iter().filter(|e| e.parent == matter.key).collect();
@@ -804,6 +931,16 @@ fn solve_en(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
         .map(|(e, s, _, f)| (e, s, f))
         .collect();
     features.sort_by_key(|(_, s, _)| *s);
+    // With two features, the one that qualifies the population noun — nearest to the matter
+    // type ("Section 1983 cases involving police involvement") — restricts the cohort, and the
+    // other is X.
+    if let (true, Some((ms, me, _))) = (features.len() >= 2, en_find(&q, matter)) {
+        let distance = |at: usize| if at >= me { at - me } else { ms.saturating_sub(at) };
+        if let Some(k) = (0..features.len()).min_by_key(|&k| distance(features[k].1)) {
+            let scope = features.remove(k);
+            features.insert(0, scope);
+        }
+    }
     let Some((x_entry, _, x_fill)) = features.last().cloned() else { return Ok(None) };
     let Some(x_test) = entry_test(x_entry, &x_fill) else { return Ok(None) };
     let restrict = match features.len() {
