@@ -31,7 +31,7 @@ pub mod embed;
 mod error;
 pub mod evidence;
 pub mod fingerprint;
-mod progress;
+pub mod progress;
 pub mod route_index;
 pub mod store;
 pub mod units;

@@ -5,6 +5,7 @@ mod common;
 mod corpus;
 mod eval;
 mod methods;
+mod newcomer;
 mod reports;
 mod run;
 mod sample;
