@@ -143,7 +143,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
     println!();
     print!("{}", render_summary(&group_summary(&evaluation)));
     println!();
-    if let Some(line) = unavailable_line(&evaluation) {
+    if let Some(line) = unavailable_line(&evaluation, &Path::new(RUNS_DIR).join(DEMO_RUN)) {
         println!("{line}");
     }
     println!(
@@ -207,11 +207,11 @@ fn cell(m: Option<&MetricSummary>) -> String {
 /// The summary as an aligned table: one line per group.
 pub fn render_summary(lines: &[GroupLine]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{:<24} {:>5}  {:<30} {}", "group", "tasks", "main answer metric", "main evidence metric");
+    let _ = writeln!(out, "{:<24} {:>5}  {:<32} {}", "group", "tasks", "main answer metric", "main evidence metric");
     for l in lines {
         let _ = writeln!(
             out,
-            "{:<24} {:>5}  {:<30} {}",
+            "{:<24} {:>5}  {:<32} {}",
             l.group,
             l.tasks,
             cell(l.answer.as_ref()),
@@ -223,13 +223,14 @@ pub fn render_summary(lines: &[GroupLine]) -> String {
 
 /// One line naming the metrics that could not be computed offline, why, and how to get them;
 /// `None` when everything was computed.
-pub fn unavailable_line(evaluation: &Evaluation) -> Option<String> {
+pub fn unavailable_line(evaluation: &Evaluation, run: &Path) -> Option<String> {
     let unavailable = |metric: Metric| evaluation.metric(metric).map_or(0, |m| m.unavailable);
     let mut parts = Vec::new();
     let judged = unavailable(Metric::LlmJudge);
     if judged > 0 {
         parts.push(format!(
-            "LLM Judge ({judged} tasks: judge skipped, no network; set OPENAI_API_KEY and run `anser eval RUN_DIR`)"
+            "LLM Judge ({judged} tasks: the demo skips the judge, no network; set OPENAI_API_KEY and run `anser eval {}`)",
+            run.display()
         ));
     }
     let bertscore = unavailable(Metric::BertScoreF1);
