@@ -244,6 +244,27 @@ mod tests {
     }
 
     #[test]
+    fn plain_bm25_is_named_per_language_not_by_build_order() {
+        use Analyzer::{En, EnStem, ZhBigram, ZhJieba};
+        let zh = Route::FinanceZhRules;
+        let en = Route::LegalEnCases;
+        assert_eq!(RetrieverSpec::default_analyzer(zh, &[ZhBigram, ZhJieba]), ZhJieba);
+        assert_eq!(RetrieverSpec::default_analyzer(zh, &[ZhJieba, ZhBigram]), ZhJieba);
+        assert_eq!(RetrieverSpec::default_analyzer(zh, &[ZhBigram]), ZhBigram);
+        assert_eq!(RetrieverSpec::default_analyzer(en, &[En, EnStem]), EnStem);
+        assert_eq!(RetrieverSpec::default_analyzer(en, &[En]), En);
+        assert_eq!(RetrieverSpec::default_analyzer(en, &[ZhJieba]), EnStem, "reported missing by the search");
+    }
+
+    #[test]
+    fn spec_errors_list_every_form_including_in_force() {
+        for bad in ["bm26", "bm25/latest"] {
+            let e = bad.parse::<RetrieverSpec>().expect_err(bad).to_string();
+            assert!(e.contains("/in_force") && e.contains("bm25[:zh_jieba"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn parses_the_documented_forms() {
         assert_eq!(p("none"), RetrieverSpec::None);
         assert_eq!(p("bm25"), RetrieverSpec::Bm25 { analyzer: None, k1: None, b: None });
