@@ -52,18 +52,16 @@ pub fn eta_text(done: u64, remaining: u64, elapsed: Duration) -> String {
 /// counting only the steps after `start` (the position a resumed bar begins at).
 pub fn style(template: &str, start: u64) -> Option<ProgressStyle> {
     let done = move |s: &ProgressState| s.pos().saturating_sub(start);
-    ProgressStyle::with_template(template)
-        .ok()
-        .map(|style| {
-            style
-                .with_key("rate", move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = w.write_str(&rate_text(done(s), s.elapsed()));
-                })
-                .with_key("left", move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let remaining = s.len().map_or(0, |len| len.saturating_sub(s.pos()));
-                    let _ = w.write_str(&eta_text(done(s), remaining, s.elapsed()));
-                })
-        })
+    ProgressStyle::with_template(template).ok().map(|style| {
+        style
+            .with_key("rate", move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&rate_text(done(s), s.elapsed()));
+            })
+            .with_key("left", move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let remaining = s.len().map_or(0, |len| len.saturating_sub(s.pos()));
+                let _ = w.write_str(&eta_text(done(s), remaining, s.elapsed()));
+            })
+    })
 }
 
 /// A bar of `len` steps (a spinner when `len` is 0), or a hidden one.

@@ -297,7 +297,11 @@ impl Settings {
                 });
             }
             (Some(_), None) => {
-                return Err(Error::MissingSetting { what: "model", flag: vars.model_flag, var: vars.model.to_string() });
+                return Err(Error::MissingSetting {
+                    what: "model",
+                    flag: vars.model_flag,
+                    var: vars.model.to_string(),
+                });
             }
             // Both missing: one error naming both, not one at a time.
             (None, None) => {

@@ -106,9 +106,7 @@ fn parse_simple(whole: &str, s: &str) -> Result<RetrieverSpec> {
             Some(other) => Err(bad(whole, format!("dense takes only (exact), got ({other})"))),
         },
         "hybrid" => Err(bad(whole, "a hybrid cannot be part of a hybrid")),
-        _ => {
-            Err(bad(whole, format!("unknown retriever {s:?} (expected {FORMS})")))
-        }
+        _ => Err(bad(whole, format!("unknown retriever {s:?} (expected {FORMS})"))),
     }
 }
 

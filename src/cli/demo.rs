@@ -5,7 +5,9 @@
 //! `query/`, `corpus/`, `indices/`, `runs/offline/`, so every later command run inside it needs
 //! no path flags.
 
-use std::{collections::BTreeMap, fmt::Write as _, path::Path, path::PathBuf, process::ExitCode, sync::Arc, time::Instant};
+use std::{
+    collections::BTreeMap, fmt::Write as _, path::Path, path::PathBuf, process::ExitCode, sync::Arc, time::Instant,
+};
 
 use anser_agent::{
     method::{Offline, RetrieverSearcher},
@@ -207,7 +209,7 @@ fn cell(m: Option<&MetricSummary>) -> String {
 /// The summary as an aligned table: one line per group.
 pub fn render_summary(lines: &[GroupLine]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{:<24} {:>5}  {:<32} {}", "group", "tasks", "main answer metric", "main evidence metric");
+    let _ = writeln!(out, "{:<24} {:>5}  {:<32} main evidence metric", "group", "tasks", "main answer metric");
     for l in lines {
         let _ = writeln!(
             out,

@@ -107,7 +107,11 @@ pub fn load(path: &Path) -> Result<Vec<Rule>, CliError> {
                         .into_iter()
                         .enumerate()
                         .map(|(c, call)| {
-                            let arguments = if call.arguments.is_null() { Value::Object(Default::default()) } else { call.arguments };
+                            let arguments = if call.arguments.is_null() {
+                                Value::Object(Default::default())
+                            } else {
+                                call.arguments
+                            };
                             ToolCall::new(
                                 call.id.unwrap_or_else(|| format!("r{r}s{i}c{c}")),
                                 call.name,

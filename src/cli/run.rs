@@ -312,7 +312,10 @@ pub(super) fn index_inputs(
 }
 
 /// The corpus files of the selected tasks' routes, as resume fingerprints.
-pub(super) fn corpus_inputs(corpus_root: &std::path::Path, tasks: &[anser_manifest::PublicTask]) -> Vec<(String, PathBuf)> {
+pub(super) fn corpus_inputs(
+    corpus_root: &std::path::Path,
+    tasks: &[anser_manifest::PublicTask],
+) -> Vec<(String, PathBuf)> {
     let manifest = anser_manifest::Manifest::get();
     routes_of(tasks)
         .into_iter()

@@ -158,7 +158,18 @@ fn commands_in_the_demo_workspace_need_no_path_flags() {
     for dir in ["query", "corpus", "indices", "runs/offline"] {
         assert!(demo.ws.join(dir).is_dir(), "demo layout: {dir}");
     }
-    let o = demo.run(&["run", "--method", "offline", "--run-name", "item2", "--domain", "legal", "--language", "zh", "--quiet"]);
+    let o = demo.run(&[
+        "run",
+        "--method",
+        "offline",
+        "--run-name",
+        "item2",
+        "--domain",
+        "legal",
+        "--language",
+        "zh",
+        "--quiet",
+    ]);
     assert!(o.status.success(), "run in the demo folder: {}", stderr(&o));
     let meta: Value = serde_json::from_str(
         &std::fs::read_to_string(demo.ws.join("runs/item2/metadata.json")).expect("the run went to runs/"),
@@ -174,7 +185,18 @@ fn commands_in_the_demo_workspace_need_no_path_flags() {
     let elsewhere = tempfile::tempdir().expect("tempdir");
     let o = anser_in(
         elsewhere.path(),
-        &["--workspace", utf8(&demo.ws), "run", "--method", "offline", "--run-name", "item2b", "--limit", "3", "--quiet"],
+        &[
+            "--workspace",
+            utf8(&demo.ws),
+            "run",
+            "--method",
+            "offline",
+            "--run-name",
+            "item2b",
+            "--limit",
+            "3",
+            "--quiet",
+        ],
     );
     assert!(o.status.success(), "--workspace from elsewhere: {}", stderr(&o));
     assert!(demo.ws.join("runs/item2b/results.json").is_file(), "the run lands in the workspace's runs/");
@@ -187,8 +209,21 @@ fn eval_compare_and_report_need_only_run_directories() {
     let demo = Demo::get();
     for (name, limit) in [("item3a", "0"), ("item3b", "4")] {
         let o = demo.run(&[
-            "run", "--method", "offline", "--run-name", name, "--domain", "finance", "--language", "en",
-            "--split", "prescriptive", "--limit", limit, "--no-evaluate", "--quiet",
+            "run",
+            "--method",
+            "offline",
+            "--run-name",
+            name,
+            "--domain",
+            "finance",
+            "--language",
+            "en",
+            "--split",
+            "prescriptive",
+            "--limit",
+            limit,
+            "--no-evaluate",
+            "--quiet",
         ]);
         assert!(o.status.success(), "{name}: {}", stderr(&o));
     }
@@ -217,7 +252,17 @@ fn eval_compare_and_report_need_only_run_directories() {
 #[test]
 fn unservable_retrievers_and_missing_settings_fail_up_front_and_completely() {
     let demo = Demo::get();
-    let o = demo.run(&["run", "--method", "retrieval", "--run-name", "item4", "--retriever", "bm25:zh_jieba", "--language", "en"]);
+    let o = demo.run(&[
+        "run",
+        "--method",
+        "retrieval",
+        "--run-name",
+        "item4",
+        "--retriever",
+        "bm25:zh_jieba",
+        "--language",
+        "en",
+    ]);
     assert_eq!(o.status.code(), Some(2), "bad input: {}", stderr(&o));
     let err = stderr(&o);
     for route in ["legal_en_cases", "legal_en_precedents", "finance_en_reports", "science_articles"] {
@@ -226,7 +271,17 @@ fn unservable_retrievers_and_missing_settings_fail_up_front_and_completely() {
     assert!(err.contains("zh_jieba") && err.lines().count() == 1, "one line: {err}");
     assert!(!demo.ws.join("runs/item4").exists(), "nothing ran");
 
-    let o = demo.run(&["run", "--method", "retrieval", "--run-name", "item4d", "--retriever", "hybrid:bm25+dense", "--limit", "1"]);
+    let o = demo.run(&[
+        "run",
+        "--method",
+        "retrieval",
+        "--run-name",
+        "item4d",
+        "--retriever",
+        "hybrid:bm25+dense",
+        "--limit",
+        "1",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no dense vectors"), "{}", stderr(&o));
 
@@ -244,14 +299,24 @@ fn the_demo_prints_a_compact_summary_and_records_fingerprints() {
     let demo = Demo::get();
     let out = &demo.stdout;
     assert!(out.lines().count() <= 30, "compact (was ~200 lines):\n{out}");
-    let groups: Vec<&str> = out.lines().filter(|l| l.starts_with("legal_") || l.starts_with("finance_") || l.starts_with("science_")).collect();
+    let groups: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("legal_") || l.starts_with("finance_") || l.starts_with("science_"))
+        .collect();
     assert_eq!(groups.len(), 14, "one line per group:\n{out}");
     assert!(groups.iter().all(|l| !l.contains("null")), "{out}");
     assert!(groups.iter().any(|l| l.contains("Set F1")) && groups.iter().any(|l| l.contains("Recall@5")), "{out}");
     let na: Vec<&str> = out.lines().filter(|l| l.starts_with("n/a:")).collect();
     assert_eq!(na.len(), 1, "one line on unavailable metrics:\n{out}");
-    assert!(na[0].contains("LLM Judge") && na[0].contains("OPENAI_API_KEY") && na[0].contains("Token Usage"), "{}", na[0]);
-    assert!(out.trim_end().lines().last().is_some_and(|l| l.starts_with("next: ") && l.contains("anser report")), "{out}");
+    assert!(
+        na[0].contains("LLM Judge") && na[0].contains("OPENAI_API_KEY") && na[0].contains("Token Usage"),
+        "{}",
+        na[0]
+    );
+    assert!(
+        out.trim_end().lines().last().is_some_and(|l| l.starts_with("next: ") && l.contains("anser report")),
+        "{out}"
+    );
 
     let meta: Value = serde_json::from_str(
         &std::fs::read_to_string(demo.ws.join("runs/offline/metadata.json")).expect("metadata.json"),
@@ -294,7 +359,17 @@ fn retriever_names_are_consistent_and_bm25_is_named_per_language() {
     assert!(stderr(&o).contains("/in_force"), "the spec error lists every form: {}", stderr(&o));
 
     let empty = tempfile::tempdir().expect("tempdir");
-    let o = demo.run(&["run", "--method", "offline", "--run-name", "item7", "--index-dir", utf8(empty.path()), "--limit", "1"]);
+    let o = demo.run(&[
+        "run",
+        "--method",
+        "offline",
+        "--run-name",
+        "item7",
+        "--index-dir",
+        utf8(empty.path()),
+        "--limit",
+        "1",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stderr(&o).matches("anser index").count(), 1, "the hint once: {}", stderr(&o));
 
@@ -303,12 +378,26 @@ fn retriever_names_are_consistent_and_bm25_is_named_per_language() {
     for (name, order) in [("bigram-first", "zh_bigram,zh_jieba"), ("jieba-first", "zh_jieba,zh_bigram")] {
         let dir = empty.path().join(name);
         let o = demo.run(&[
-            "index", "--index-dir", utf8(&dir), "--routes", "finance_zh_rules", "--analyzers", order, "--quiet",
+            "index",
+            "--index-dir",
+            utf8(&dir),
+            "--routes",
+            "finance_zh_rules",
+            "--analyzers",
+            order,
+            "--quiet",
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         for spec in ["bm25", "bm25:zh_jieba"] {
             let o = demo.run(&[
-                "search", "--index-dir", utf8(&dir), "--route", "finance_zh_rules", "--retriever", spec, "--json",
+                "search",
+                "--index-dir",
+                utf8(&dir),
+                "--route",
+                "finance_zh_rules",
+                "--retriever",
+                spec,
+                "--json",
                 "上市公司信息披露违规的处罚",
             ]);
             assert!(o.status.success(), "{}", stderr(&o));
@@ -355,8 +444,19 @@ fn mock_llm_script_plays_a_tool_calling_session() {
     let url = first.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).map(str::to_string);
     let o = url.as_ref().map(|url| {
         demo.run(&[
-            "run", "--method", "agent", "--run-name", "item8", "--ids", &id, "--base-url", url, "--model", "mock-llm",
-            "--no-evaluate", "--quiet",
+            "run",
+            "--method",
+            "agent",
+            "--run-name",
+            "item8",
+            "--ids",
+            &id,
+            "--base-url",
+            url,
+            "--model",
+            "mock-llm",
+            "--no-evaluate",
+            "--quiet",
         ])
     });
     let _ = child.kill();
