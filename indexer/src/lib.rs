@@ -34,7 +34,7 @@ mod error;
 pub mod evidence;
 pub mod filter;
 pub mod fingerprint;
-mod progress;
+pub mod progress;
 pub mod route_index;
 pub mod store;
 pub mod units;

@@ -285,12 +285,33 @@ impl Settings {
             self.lookup(var, cli)
                 .or_else(|| default.map(|d| Resolved { value: d.to_string(), source: Source::Default }))
         };
-        let base_url = pick(vars.base_url, cli.base_url.as_deref(), vars.default_base_url).ok_or_else(|| {
-            Error::MissingSetting { what: "base URL", flag: vars.base_url_flag, var: vars.base_url.to_string() }
-        })?;
-        let model = pick(vars.model, cli.model.as_deref(), vars.default_model).ok_or_else(|| {
-            Error::MissingSetting { what: "model", flag: vars.model_flag, var: vars.model.to_string() }
-        })?;
+        let base_url = pick(vars.base_url, cli.base_url.as_deref(), vars.default_base_url);
+        let model = pick(vars.model, cli.model.as_deref(), vars.default_model);
+        let (base_url, model) = match (base_url, model) {
+            (Some(b), Some(m)) => (b, m),
+            (None, Some(_)) => {
+                return Err(Error::MissingSetting {
+                    what: "base URL",
+                    flag: vars.base_url_flag,
+                    var: vars.base_url.to_string(),
+                });
+            }
+            (Some(_), None) => {
+                return Err(Error::MissingSetting {
+                    what: "model",
+                    flag: vars.model_flag,
+                    var: vars.model.to_string(),
+                });
+            }
+            // Both missing: one error naming both, not one at a time.
+            (None, None) => {
+                return Err(Error::MissingSettings {
+                    whats: vec!["base URL", "model"],
+                    flags: vec![vars.base_url_flag, vars.model_flag],
+                    vars: vec![vars.base_url.to_string(), vars.model.to_string()],
+                });
+            }
+        };
         let key = self.lookup(vars.api_key, cli.api_key.as_deref()).map(|r| r.value).unwrap_or_default();
         EndpointConfig::new(&base_url.value, &model.value, ApiKey::new(key)).map_err(|e| match e {
             Error::InvalidSetting { field, message } => {

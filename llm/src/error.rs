@@ -15,6 +15,11 @@ pub enum Error {
     #[error("no {what} configured: pass {flag} or set {var} (in the environment or in .env)")]
     MissingSetting { what: &'static str, flag: &'static str, var: String },
 
+    /// Several required settings have no value (all of them named at once, so the user fixes
+    /// them in one go).
+    #[error("no {} configured: pass {} or set {} (in the environment or in .env)", .whats.join(" and no "), .flags.join(" and "), .vars.join(" and "))]
+    MissingSettings { whats: Vec<&'static str>, flags: Vec<&'static str>, vars: Vec<String> },
+
     /// A setting has a value that cannot be used.
     #[error("invalid {field}: {message}")]
     InvalidSetting { field: String, message: String },
@@ -83,6 +88,7 @@ impl Error {
     pub fn is_user_error(&self) -> bool {
         match self {
             Error::MissingSetting { .. }
+            | Error::MissingSettings { .. }
             | Error::InvalidSetting { .. }
             | Error::DotEnv { .. }
             | Error::InvalidRequest(_)

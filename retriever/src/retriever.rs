@@ -23,7 +23,7 @@ use std::{
 use serde::Serialize;
 use serde_json::Value;
 
-use anser_indexer::{Bm25Params, Embedder, EmbedderSpec, RouteIndex, Scored, UnitFilter, open_embedder};
+use anser_indexer::{Analyzer, Bm25Params, Embedder, EmbedderSpec, RouteIndex, Scored, UnitFilter, open_embedder};
 use anser_manifest::{
     PublicTask, Route,
     boundary::{Boundary, DateWindow},
@@ -285,7 +285,9 @@ impl SpecRetriever {
         Ok(match spec {
             RetrieverSpec::None => Vec::new(),
             RetrieverSpec::Bm25 { analyzer, k1, b } => {
-                let (bm25, built) = index.bm25(*analyzer)?;
+                let built: Vec<Analyzer> = index.fingerprint.bm25.iter().map(|p| p.analyzer).collect();
+                let analyzer = analyzer.unwrap_or_else(|| RetrieverSpec::default_analyzer(route, &built));
+                let (bm25, built) = index.bm25(Some(analyzer))?;
                 let params = Bm25Params::new(k1.unwrap_or(built.k1), b.unwrap_or(built.b), built.idf)?;
                 bm25.search_filtered(query, k, &params, filter)?
             }

@@ -3,9 +3,9 @@
 //! | spec | meaning |
 //! |---|---|
 //! | `none` | no retrieval |
-//! | `bm25` | BM25 with the route's first analyzer and the index's parameters |
-//! | `bm25:jieba`, `bm25:bigram`, `bm25:en_stem` | BM25 with that analyzer |
-//! | `bm25:jieba(k1=0.9,b=0.4)` | … with query-time k1/b |
+//! | `bm25` | BM25 with the route language's default analyzer ([`RetrieverSpec::default_analyzer`]) and the index's parameters |
+//! | `bm25:zh_jieba`, `bm25:zh_bigram`, `bm25:en_stem`, `bm25:en` | BM25 with that analyzer |
+//! | `bm25:zh_jieba(k1=0.9,b=0.4)` | … with query-time k1/b |
 //! | `dense` | cosine over the route's embeddings (HNSW) |
 //! | `dense(exact)` | … exact (flat) search |
 //! | `hybrid:bm25+dense` | reciprocal rank fusion with k = 60 |
@@ -18,6 +18,7 @@
 use std::{fmt, str::FromStr};
 
 use anser_indexer::{Analyzer, Bm25Params};
+use anser_manifest::Route;
 
 use crate::{Error, Result};
 
@@ -54,6 +55,10 @@ pub enum RetrieverSpec {
     /// The inner spec's ranking, keeping only rules in force for the query.
     InForce(Box<RetrieverSpec>),
 }
+
+/// Every form a spec can take, for error messages.
+const FORMS: &str = "none, bm25[:zh_jieba|zh_bigram|en_stem|en][(k1=X,b=Y)], dense[(exact)], \
+                     hybrid:A+B[@rrfK|@wX,Y], any of them + /in_force";
 
 /// Suffix of the in-force filter.
 const IN_FORCE_SUFFIX: &str = "/in_force";
@@ -101,9 +106,7 @@ fn parse_simple(whole: &str, s: &str) -> Result<RetrieverSpec> {
             Some(other) => Err(bad(whole, format!("dense takes only (exact), got ({other})"))),
         },
         "hybrid" => Err(bad(whole, "a hybrid cannot be part of a hybrid")),
-        _ => {
-            Err(bad(whole, format!("unknown retriever {s:?} (none, bm25[:analyzer], dense, hybrid:A+B[@rrfK|@wX,Y])")))
-        }
+        _ => Err(bad(whole, format!("unknown retriever {s:?} (expected {FORMS})"))),
     }
 }
 
@@ -120,7 +123,7 @@ impl FromStr for RetrieverSpec {
             };
         }
         if let Some((_, filter)) = whole.rsplit_once('/') {
-            return Err(bad(whole, format!("unknown filter /{filter} (in_force)")));
+            return Err(bad(whole, format!("unknown filter /{filter} (the only filter is /in_force; forms: {FORMS})")));
         }
         let Some(rest) = whole.strip_prefix("hybrid:") else { return parse_simple(whole, whole) };
         let (parts_s, fusion_s) = match rest.rsplit_once('@') {
@@ -205,6 +208,20 @@ impl fmt::Display for RetrieverSpec {
 }
 
 impl RetrieverSpec {
+    /// The analyzer plain `bm25` uses on `route`, named per language so that it never depends
+    /// on the order of `--analyzers` at index time: Chinese routes `zh_jieba` (`zh_bigram` when
+    /// only that is built), English routes `en_stem` (`en` when only that is built). When the
+    /// route has none of its language's analyzers, the first preference is returned, and the
+    /// search reports it missing.
+    pub fn default_analyzer(route: Route, built: &[Analyzer]) -> Analyzer {
+        let preference: [Analyzer; 2] = if route.as_str().contains("_zh_") {
+            [Analyzer::ZhJieba, Analyzer::ZhBigram]
+        } else {
+            [Analyzer::EnStem, Analyzer::En]
+        };
+        preference.into_iter().find(|a| built.contains(a)).unwrap_or(preference[0])
+    }
+
     /// Whether this spec needs embeddings.
     pub fn needs_dense(&self) -> bool {
         match self {
@@ -222,6 +239,27 @@ mod tests {
 
     fn p(s: &str) -> RetrieverSpec {
         s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn plain_bm25_is_named_per_language_not_by_build_order() {
+        use Analyzer::{En, EnStem, ZhBigram, ZhJieba};
+        let zh = Route::FinanceZhRules;
+        let en = Route::LegalEnCases;
+        assert_eq!(RetrieverSpec::default_analyzer(zh, &[ZhBigram, ZhJieba]), ZhJieba);
+        assert_eq!(RetrieverSpec::default_analyzer(zh, &[ZhJieba, ZhBigram]), ZhJieba);
+        assert_eq!(RetrieverSpec::default_analyzer(zh, &[ZhBigram]), ZhBigram);
+        assert_eq!(RetrieverSpec::default_analyzer(en, &[En, EnStem]), EnStem);
+        assert_eq!(RetrieverSpec::default_analyzer(en, &[En]), En);
+        assert_eq!(RetrieverSpec::default_analyzer(en, &[ZhJieba]), EnStem, "reported missing by the search");
+    }
+
+    #[test]
+    fn spec_errors_list_every_form_including_in_force() {
+        for bad in ["bm26", "bm25/latest"] {
+            let e = bad.parse::<RetrieverSpec>().expect_err(bad).to_string();
+            assert!(e.contains("/in_force") && e.contains("bm25[:zh_jieba"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -12,7 +12,11 @@ use anser_reports::{
 };
 use clap::Args;
 
-use super::{CliError, CliResult, report::reports_error};
+use super::{
+    CliError, CliResult,
+    report::reports_error,
+    workspace::{CORPUS_DIR, QUERY_DIR, recorded_dir},
+};
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -29,7 +33,8 @@ pub struct CompareArgs {
     /// Also write the comparison as one self-contained HTML page to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
-    /// Score runs that have no evaluation.json against this task folder (LLM judge skipped).
+    /// Score runs that have no evaluation.json against this task folder (LLM judge skipped)
+    /// [default: the task folder each run recorded in its metadata.json].
     #[arg(long)]
     benchmark_dir: Option<PathBuf>,
     /// Corpus root for the regulatory-rule id lookup when scoring (default: as the run recorded).
@@ -50,22 +55,32 @@ pub fn run(args: CompareArgs) -> CliResult {
     for dir in &args.runs {
         runs.push(RunData::open(dir).map_err(reports_error)?);
     }
-    let mut bench: Option<Benchmark> = None;
+    // Runs without evaluation.json are scored now, against --benchmark-dir or else the task
+    // folder each run recorded (loaded once per folder).
+    let mut benches: Vec<(PathBuf, Benchmark)> = Vec::new();
     for run in runs.iter_mut().filter(|r| r.scores.is_none()) {
-        let Some(dir) = &args.benchmark_dir else {
+        let dir = args.benchmark_dir.clone().or_else(|| recorded_dir(&run.dir, "benchmark_dir", QUERY_DIR));
+        let Some(dir) = dir else {
             return Err(CliError::user(format!(
-                "{}: no evaluation.json; run `anser eval {}` first or pass --benchmark-dir to score it now",
+                "{}: no evaluation.json and no task folder recorded in its metadata.json; run `anser eval {}` \
+                 first or pass --benchmark-dir to score it now",
                 run.dir.display(),
                 run.dir.display()
             )));
         };
-        if bench.is_none() {
-            bench = Some(Benchmark::load(dir)?);
-        }
-        if let Some(b) = &bench {
-            let corpus = args.corpus_root.clone().or_else(|| run.recorded_corpus_root());
-            run.score(b, corpus).map_err(reports_error)?;
-        }
+        let index = match benches.iter().position(|(d, _)| *d == dir) {
+            Some(i) => i,
+            None => {
+                benches.push((dir.clone(), Benchmark::load(&dir)?));
+                benches.len() - 1
+            }
+        };
+        let corpus = args
+            .corpus_root
+            .clone()
+            .or_else(|| recorded_dir(&run.dir, "corpus_root", CORPUS_DIR))
+            .or_else(|| run.recorded_corpus_root());
+        run.score(&benches[index].1, corpus).map_err(reports_error)?;
     }
     let baseline = args.baseline.as_deref().map(|b| baseline_name(b, &args.runs, &runs));
     let scores: Vec<RunScores<'_>> = runs.iter().map(RunScores::of).collect::<Result<_, _>>().map_err(reports_error)?;

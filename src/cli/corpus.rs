@@ -17,7 +17,7 @@ pub enum CorpusCommand {
 pub struct CheckArgs {
     /// Corpus root (the release's corpus/ folder or a generated sample's).
     #[arg(long, env = "ANSER_CORPUS_ROOT", default_value = "corpus")]
-    corpus_root: PathBuf,
+    pub(super) corpus_root: PathBuf,
     /// Only these routes (comma-separated route names).
     #[arg(long, value_delimiter = ',', value_parser = parse_route)]
     routes: Vec<Route>,

@@ -25,17 +25,19 @@ use super::{CliError, CliResult};
 pub struct EvalArgs {
     /// Results: a JSON array, {"results": [...]}, {"predictions": [...]}, one record, JSONL, a run
     /// directory (with results.json) or a directory of result files.
-    results: PathBuf,
+    pub(super) results: PathBuf,
     /// official = exactly the official evaluator's output; card = official plus MAE(log OR),
     /// MAE(median difference), finance-predictive SMAPE and Precision@5, BERTScore-F1, Latency.
     #[arg(long, default_value = "card", value_parser = ["official", "card"])]
     profile: String,
-    /// ANSER task folder (query/; a release checkout or the older benchmark/ layout also work).
+    /// ANSER task folder (query/; a release checkout or the older benchmark/ layout also work)
+    /// [default: the one a run directory recorded, else the workspace's query/].
     #[arg(long, default_value = "query")]
-    benchmark_dir: PathBuf,
+    pub(super) benchmark_dir: PathBuf,
     /// Corpus root for the regulatory-rule id lookup (finance/zh/regulatory_rules.jsonl).
+    /// [default: the one a run directory recorded, else the workspace's corpus/ if present]
     #[arg(long, env = "ANSER_CORPUS_ROOT")]
-    corpus_root: Option<PathBuf>,
+    pub(super) corpus_root: Option<PathBuf>,
     /// Output file [default: <dir>/<stem>.evaluation.json for a file, <run>/evaluation.json for a
     /// run directory, <dir>/evaluation_results.json for a directory of result files].
     #[arg(long)]

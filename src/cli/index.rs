@@ -34,11 +34,11 @@ enum IdfArg {
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// Corpus root (holding finance/, legal/, science/ as in the release).
-    #[arg(long)]
-    corpus_root: PathBuf,
+    #[arg(long, default_value = "corpus")]
+    pub(super) corpus_root: PathBuf,
     /// Folder for the indexes (one sub-folder per route).
-    #[arg(long)]
-    index_dir: PathBuf,
+    #[arg(long, default_value = "indices")]
+    pub(super) index_dir: PathBuf,
     /// Routes to index (comma-separated); default: every route whose corpus file exists.
     #[arg(long)]
     routes: Option<String>,
@@ -52,7 +52,9 @@ pub struct IndexArgs {
     #[arg(long, value_enum)]
     embedding_backend: Option<Backend>,
     /// BM25 analyzers (comma-separated: zh_bigram, zh_jieba, en, en_stem); default: zh_jieba,zh_bigram
-    /// for Chinese routes, en_stem otherwise. The first is what `--retriever bm25` uses.
+    /// for Chinese routes, en_stem otherwise. `--retriever bm25` means zh_jieba on Chinese routes
+    /// (zh_bigram if only that is built) and en_stem on English ones (en if only that), whatever
+    /// the order given here.
     #[arg(long, value_delimiter = ',')]
     analyzers: Vec<Analyzer>,
     /// Unit window length in characters.

@@ -1,8 +1,9 @@
 //! `anser mock-llm`: runs the loopback OpenAI-compatible mock server of `anser-llm` by hand,
-//! so a run, the judge or the embeddings backend can be tried without a real model.
+//! so a run, the judge or the embeddings backend can be tried without a real model. Without
+//! `--script` it answers in prose and calls no tools, so it tests plumbing only (an agent run
+//! scores 0); `--script FILE` plays a recorded tool-calling session ([`super::mock_script`]).
 
-use std::process::ExitCode;
-use std::time::Duration;
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use anser_llm::mock::{FaultInjection, MockConfig, MockServer};
 use clap::Args;
@@ -30,9 +31,14 @@ pub struct MockLlmArgs {
     /// Leave `usage` out of responses (clients then estimate tokens).
     #[arg(long)]
     no_usage: bool,
+    /// Play this recorded tool-calling session (JSON rules: match → replies, see the README).
+    /// Without it the mock answers in prose with no tool calls: it tests plumbing only.
+    #[arg(long, value_name = "FILE")]
+    script: Option<PathBuf>,
 }
 
 pub fn run(args: MockLlmArgs) -> CliResult {
+    let rules = args.script.as_deref().map(super::mock_script::load).transpose()?.unwrap_or_default();
     let config = MockConfig {
         delay: Duration::from_millis(args.delay_ms),
         embedding_dim: args.embedding_dim,
@@ -43,7 +49,16 @@ pub fn run(args: MockLlmArgs) -> CliResult {
     };
     let server = MockServer::start_on(args.port, config)
         .map_err(|e| if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) })?;
+    let scripted = rules.len();
+    for rule in rules {
+        server.add_rule(rule);
+    }
     println!("mock LLM listening on {} (Ctrl-C to stop)", server.base_url());
+    if scripted == 0 {
+        println!("  no --script: chat answers are prose without tool calls (plumbing only; agent tasks score 0)");
+    } else {
+        println!("  playing {scripted} scripted rule(s)");
+    }
     println!("  GENERATION_BASE_URL={} GENERATION_MODEL={}", server.base_url(), anser_llm::mock::DEFAULT_MOCK_MODEL);
     server.wait_for_ctrl_c().map_err(CliError::internal)?;
     println!("served {} request(s), {} with an injected fault", server.served(), server.faults_injected());

@@ -9,17 +9,20 @@ mod eval;
 mod export_trec;
 mod index;
 mod mock_llm;
+mod mock_script;
 mod omb;
+mod preflight;
 mod report;
 mod retrieve;
 mod run;
 mod sample;
 mod search;
 mod tasks;
+mod workspace;
 
-use std::process::ExitCode;
+use std::{io::IsTerminal, path::PathBuf, process::ExitCode};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Error of a subcommand: a message for the user and the exit code it deserves.
 #[derive(Debug)]
@@ -60,6 +63,10 @@ struct Cli {
     /// Log level for diagnostics on stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
     #[arg(long, global = true, default_value = "warn")]
     log: String,
+    /// Workspace folder holding query/, corpus/, indices/ and runs/ (the layout `anser demo`
+    /// writes); path flags left at their defaults are looked up there.
+    #[arg(long, global = true, env = "ANSER_WORKSPACE", value_name = "DIR")]
+    workspace: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -82,7 +89,8 @@ enum Command {
     /// $OneMillion-Bench: one-turn generation and rubric judging as EvalScope does.
     #[command(subcommand)]
     Omb(omb::OmbCommand),
-    /// Serve a loopback OpenAI-compatible mock LLM (chat completions and embeddings) for manual runs.
+    /// Serve a loopback OpenAI-compatible mock LLM (chat completions and embeddings) for manual
+    /// runs; prose answers without tool calls (plumbing only) unless --script plays a session.
     MockLlm(mock_llm::MockLlmArgs),
     /// Build per-route retrieval indexes (BM25 per analyzer, optional embeddings + HNSW).
     Index(Box<index::IndexArgs>),
@@ -139,30 +147,63 @@ impl SelectionArgs {
     }
 }
 
+/// Diagnostics on stderr; colour codes only when stderr is a terminal, so log files and CI
+/// logs stay plain text.
 fn init_tracing(level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .try_init();
 }
 
 /// Parse the command line, run the subcommand, map the outcome to an exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     init_tracing(&cli.log);
+    let ws = workspace::Workspace::new(cli.workspace.clone());
+    // The subcommand's own matches tell which path flags were left at their defaults.
+    let sub: Option<&ArgMatches> = matches.subcommand().map(|(_, m)| m);
     let outcome = match cli.command {
-        Command::Tasks(args) => tasks::run(args),
-        Command::Corpus(cmd) => corpus::run(cmd),
-        Command::Eval(args) => eval::run(*args),
-        Command::Run(args) => run::run_command(*args),
-        Command::Demo(args) => demo::run_demo(args),
+        Command::Tasks(mut args) => {
+            ws.apply_path(sub, "benchmark_dir", &mut args.benchmark_dir, workspace::QUERY_DIR);
+            tasks::run(args)
+        }
+        Command::Corpus(mut cmd) => {
+            let corpus::CorpusCommand::Check(args) = &mut cmd;
+            let check = sub.and_then(|m| m.subcommand()).map(|(_, m)| m);
+            ws.apply_path(check, "corpus_root", &mut args.corpus_root, workspace::CORPUS_DIR);
+            corpus::run(cmd)
+        }
+        Command::Eval(mut args) => {
+            ws.apply_eval(&mut args, sub);
+            eval::run(*args)
+        }
+        Command::Run(mut args) => {
+            ws.apply_run(&mut args, sub);
+            run::run_command(*args)
+        }
+        Command::Demo(mut args) => {
+            ws.apply_demo(&mut args, sub);
+            demo::run_demo(args)
+        }
         Command::Sample(args) => sample::run(args),
         Command::Omb(cmd) => omb::run(cmd),
         Command::MockLlm(args) => mock_llm::run(args),
-        Command::Index(args) => index::run(*args),
+        Command::Index(mut args) => {
+            ws.apply_index(&mut args, sub);
+            index::run(*args)
+        }
         Command::Search(args) => search::run(args),
         Command::Retrieve(args) => retrieve::run(*args),
         Command::Compare(args) => compare::run(*args),
-        Command::Report(args) => report::run(*args),
+        Command::Report(mut args) => {
+            ws.apply_report(&mut args);
+            report::run(*args)
+        }
         Command::ExportTrec(args) => export_trec::run(args),
     };
     match outcome {

@@ -21,7 +21,7 @@ pub const DEFAULT_HTML: &str = "report.html";
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Run directory written by `anser run`.
-    run: PathBuf,
+    pub(super) run: PathBuf,
     /// Where to write the HTML page [default: RUN_DIR/report.html].
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
@@ -32,11 +32,12 @@ pub struct ReportArgs {
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     format: String,
     /// Score the run against this task folder when it has no evaluation.json (LLM judge skipped).
+    /// [default: the one the run recorded in metadata.json]
     #[arg(long)]
-    benchmark_dir: Option<PathBuf>,
+    pub(super) benchmark_dir: Option<PathBuf>,
     /// Corpus root for the regulatory-rule id lookup when scoring (default: as the run recorded).
     #[arg(long)]
-    corpus_root: Option<PathBuf>,
+    pub(super) corpus_root: Option<PathBuf>,
     /// Print `<t>` for time values and leave out creation time and paths (reproducible text).
     #[arg(long)]
     redact_timings: bool,

@@ -26,7 +26,7 @@ pub struct RetrieveArgs {
     index_dir: PathBuf,
     #[command(flatten)]
     selection: SelectionArgs,
-    /// Retriever spec (bm25, bm25:bigram, dense, hybrid:bm25+dense@rrf60, none, ...).
+    /// Retriever spec (bm25, bm25:zh_bigram, dense, hybrid:bm25+dense@rrf60, none, any + /in_force, ...).
     #[arg(long, default_value = "bm25")]
     retriever: String,
     /// Hits per task.

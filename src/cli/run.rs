@@ -72,18 +72,18 @@ pub struct RunArgs {
     run_name: String,
     /// ANSER task folder.
     #[arg(long, default_value = "query")]
-    benchmark_dir: PathBuf,
+    pub(super) benchmark_dir: PathBuf,
     /// Corpus root.
     #[arg(long, env = "ANSER_CORPUS_ROOT", default_value = "corpus")]
-    corpus_root: PathBuf,
+    pub(super) corpus_root: PathBuf,
     /// Parent folder of run directories.
-    #[arg(long, default_value = "outputs/runs")]
-    output_dir: PathBuf,
+    #[arg(long, default_value = "runs")]
+    pub(super) output_dir: PathBuf,
     /// Index folder built by `anser index`.
     #[arg(long, default_value = "indices")]
-    index_dir: PathBuf,
-    /// Retriever spec (`bm25`, `bm25:jieba`, `dense`, `hybrid:bm25+dense@rrf60`, `none`, ...);
-    /// defaults to the method's own.
+    pub(super) index_dir: PathBuf,
+    /// Retriever spec (`bm25`, `bm25:zh_jieba`, `dense`, `hybrid:bm25+dense@rrf60`, `none`,
+    /// any of them + `/in_force`, ...); defaults to the method's own.
     #[arg(long)]
     retriever: Option<String>,
     /// Retrieve only: no generation, empty answers (for sparse/dense/hybrid).
@@ -285,19 +285,12 @@ pub fn run_command(args: RunArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A searcher for `spec` over the index folder; every selected route must be indexed.
+/// A searcher for `spec` over the index folder; every selected route must be indexed and hold
+/// what the spec needs (checked before the first task).
 fn searcher(args: &RunArgs, spec: &str, tasks: &[anser_manifest::PublicTask]) -> Result<Arc<dyn Searcher>, CliError> {
     let spec: anser_retriever::RetrieverSpec = spec.parse().map_err(CliError::user)?;
     let engine = Arc::new(anser_retriever::Engine::new(&args.index_dir, Some(&args.corpus_root)));
-    for route in routes_of(tasks) {
-        engine.route(route).map_err(|e| {
-            CliError::user(format!(
-                "{e} (build it with: anser index --corpus-root {} --index-dir {} --routes {route})",
-                args.corpus_root.display(),
-                args.index_dir.display()
-            ))
-        })?;
-    }
+    super::preflight::check_retriever(&engine, &spec, &routes_of(tasks), &args.index_dir, &args.corpus_root)?;
     Ok(Arc::new(RetrieverSearcher::new(anser_retriever::SpecRetriever::new(engine, spec))))
 }
 
@@ -309,7 +302,7 @@ fn routes_of(tasks: &[anser_manifest::PublicTask]) -> Vec<anser_manifest::Route>
 }
 
 /// The index fingerprints of the selected routes, as resume inputs.
-fn index_inputs(
+pub(super) fn index_inputs(
     index_dir: &std::path::Path,
     tasks: &[anser_manifest::PublicTask],
     used: bool,
@@ -325,7 +318,10 @@ fn index_inputs(
 }
 
 /// The corpus files of the selected tasks' routes, as resume fingerprints.
-fn corpus_inputs(corpus_root: &std::path::Path, tasks: &[anser_manifest::PublicTask]) -> Vec<(String, PathBuf)> {
+pub(super) fn corpus_inputs(
+    corpus_root: &std::path::Path,
+    tasks: &[anser_manifest::PublicTask],
+) -> Vec<(String, PathBuf)> {
     let manifest = anser_manifest::Manifest::get();
     routes_of(tasks)
         .into_iter()

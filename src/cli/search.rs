@@ -21,7 +21,7 @@ pub struct SearchArgs {
     /// Route to search (e.g. finance_zh_rules).
     #[arg(long)]
     route: Route,
-    /// Retriever spec: bm25, bm25:jieba, bm25:bigram(k1=0.9,b=0.4), dense, hybrid:bm25+dense@rrf60, ...
+    /// Retriever spec: bm25, bm25:zh_jieba, bm25:zh_bigram(k1=0.9,b=0.4), dense, hybrid:bm25+dense@rrf60, any + /in_force, ...
     #[arg(long, default_value = "bm25")]
     retriever: String,
     /// Number of hits.

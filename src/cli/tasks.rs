@@ -11,7 +11,7 @@ use super::{CliError, CliResult, SelectionArgs};
 pub struct TasksArgs {
     /// ANSER task folder (query/; a release checkout or the older benchmark/ layout also work).
     #[arg(long, default_value = "query")]
-    benchmark_dir: PathBuf,
+    pub(super) benchmark_dir: PathBuf,
     #[command(flatten)]
     selection: SelectionArgs,
     /// Print JSON: {"total": N, "groups": {GROUP: {"count": N, "types": {TYPE: N}}}}.

@@ -7,6 +7,7 @@ mod corpus;
 mod eval;
 mod methods;
 mod omb;
+mod newcomer;
 mod reports;
 mod run;
 mod sample;

@@ -37,7 +37,7 @@ use anser_runstore::{
     FingerprintSet, Journal, OpenMode, RunDir, RunName, read_journal_by_key, retain_lines, rewrite_journal,
     write_json_atomic,
 };
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 pub use record::{GenerationStatus, ResultRecord, StageCost, Stages, round6};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -66,7 +66,7 @@ pub const RESULTS_REWRITE_INTERVAL: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     pub run_name: RunName,
-    /// Parent of run directories (default `outputs/runs`).
+    /// Parent of run directories (the CLI defaults to the workspace's `runs/`).
     pub output_dir: PathBuf,
     /// Selected tasks, in file order (public inputs only).
     pub tasks: Vec<PublicTask>,
@@ -431,9 +431,11 @@ fn progress_bar(config: &RunConfig, finished_before: usize) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(config.tasks.len() as u64);
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} ETA {eta} {msg}")
-    {
+    // Rate and ETA count only this session's tasks and stay blank until they mean something.
+    if let Some(style) = anser_indexer::progress::style(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {rate} ETA {left} {msg}",
+        finished_before as u64,
+    ) {
         bar.set_style(style);
     }
     bar.set_position(finished_before as u64);

@@ -61,12 +61,20 @@ fn precedence_is_cli_then_environment_then_dotenv_then_defaults() {
 #[test]
 fn missing_and_invalid_settings_say_what_to_do() {
     let settings = Settings::from_parts(env(&[]), None).expect("settings");
+    // Both missing: named together, so the user fixes them in one go.
+    let err = settings.endpoint(&GENERATION, &Overrides::default()).expect_err("no base URL, no model");
+    assert_eq!(
+        err.to_string(),
+        "no base URL and no model configured: pass --base-url and --model or set GENERATION_BASE_URL and \
+         GENERATION_MODEL (in the environment or in .env)"
+    );
+    assert!(err.is_user_error());
+    let settings = Settings::from_parts(env(&[("GENERATION_MODEL", "m")]), None).expect("settings");
     let err = settings.endpoint(&GENERATION, &Overrides::default()).expect_err("no base URL");
     assert_eq!(
         err.to_string(),
         "no base URL configured: pass --base-url or set GENERATION_BASE_URL (in the environment or in .env)"
     );
-    assert!(err.is_user_error());
     let settings = Settings::from_parts(env(&[("GENERATION_BASE_URL", "http://h/v1")]), None).expect("settings");
     let err = settings.endpoint(&GENERATION, &Overrides::default()).expect_err("no model");
     assert!(err.to_string().contains("pass --model or set GENERATION_MODEL"), "{err}");
