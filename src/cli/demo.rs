@@ -10,7 +10,8 @@ use anser_agent::{
 };
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
 use anser_indexer::{BuildOptions, build_route};
-use anser_manifest::{Benchmark, Route};
+use anser_gold::Benchmark;
+use anser_manifest::Route;
 use anser_runstore::RunName;
 use anser_samples::{SampleOptions, generate};
 use clap::Args;
@@ -58,7 +59,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
     }
     println!("2/4 indexes  {} (BM25, 10 routes, {} built, {} reused)", index_dir.display(), built, 10 - built);
 
-    let bench = Benchmark::load(&query)?;
+    let tasks = anser_manifest::TaskSet::load(&query)?;
     let engine = Arc::new(anser_retriever::Engine::new(&index_dir, Some(&corpus)));
     let searcher = Arc::new(
         RetrieverSearcher::new(anser_retriever::SpecRetriever::new(
@@ -75,7 +76,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
     let config = RunConfig {
         run_name,
         output_dir: runs_dir.clone(),
-        tasks: bench.tasks().to_vec(),
+        tasks: tasks.into_tasks(),
         concurrency: args.concurrency.max(1),
         resume: run_dir.join("metadata.json").is_file(),
         deadline: None,
@@ -96,6 +97,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
         return Ok(ExitCode::from(130));
     }
 
+    let bench = Benchmark::load(&query)?;
     let output = run_dir.join("evaluation.json");
     let options =
         EvalOptions { profile: Profile::Card, corpus_root: Some(corpus), judge: JudgeMode::Skip, bertscore: None };

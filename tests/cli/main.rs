@@ -4,6 +4,7 @@ mod agent;
 mod common;
 mod corpus;
 mod eval;
+mod leak;
 mod methods;
 mod reports;
 mod run;

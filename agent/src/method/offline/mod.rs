@@ -473,7 +473,7 @@ mod tests {
 /// the sample's gold (which the planner cannot see — it gets `PublicTask`s only).
 #[cfg(test)]
 mod sample_tests {
-    use anser_manifest::Benchmark;
+    use anser_gold::Benchmark;
     use anser_samples::{SampleOptions, generate};
 
     use super::*;
