@@ -271,8 +271,18 @@ fn quick_check(conn: &Connection, timeout: Duration) -> Integrity {
     let timed_out = watchdog.join().unwrap_or(false);
     match rows {
         Ok(rows) if rows.len() == 1 && rows[0] == "ok" => Integrity::Ok,
-        Ok(rows) if rows.is_empty() => Integrity::Corrupt(vec!["no result".into()]),
-        Ok(rows) => Integrity::Corrupt(rows),
+        Ok(rows) => {
+            // One finding per line, without SQLite's "*** in database main ***" banner.
+            let findings: Vec<String> = rows
+                .iter()
+                .flat_map(|r| r.lines())
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("***"))
+                .take(QUICK_CHECK_MAX_ERRORS)
+                .map(str::to_string)
+                .collect();
+            Integrity::Corrupt(if findings.is_empty() { vec!["no result".into()] } else { findings })
+        }
         Err(_) if timed_out => Integrity::TimedOut,
         Err(e) => Integrity::Corrupt(vec![e.to_string()]),
     }

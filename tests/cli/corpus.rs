@@ -143,7 +143,8 @@ fn corrupt_sqlite_files_are_detected() {
                 }
             }),
         ),
-        ("bad header", Box::new(|b: &mut Vec<u8>| b[..16].copy_from_slice(b"SQLite format 4\0"))),
+        // The header's freelist count (bytes 36..40) no longer matches the file.
+        ("bad header", Box::new(|b: &mut Vec<u8>| b[36..40].copy_from_slice(&9u32.to_be_bytes()))),
         ("zeroed b-tree page", Box::new(move |b: &mut Vec<u8>| b[middle..middle + page].fill(0))),
     ];
     for (name, corrupt) in corruptions {
@@ -154,7 +155,9 @@ fn corrupt_sqlite_files_are_detected() {
         let report = &v["routes"][0];
         assert_eq!(code, Some(2), "{name}: {report}");
         assert_eq!(report["status"], "unreadable", "{name}: {report}");
-        assert!(!report["problems"].as_array().expect("problems").is_empty(), "{name}: {report}");
+        let problems = report["problems"].as_array().expect("problems");
+        assert!(!problems.is_empty(), "{name}: {report}");
+        assert!(problems.iter().all(|p| !p.as_str().unwrap_or("\n").contains('\n')), "{name}: one line each: {report}");
     }
 
     // The check can be skipped (0), and a bad bound is an input error.

@@ -124,7 +124,7 @@ fn split_corpus(corpus: &Path) -> CorpusSplit {
                         .as_ref()
                         .and_then(|ex| table.columns.iter().position(|c| c.name == ex.key).map(|_| ex.key.clone()));
                     let mut stmt = conn.prepare(&format!("SELECT * FROM \"{}\"", table.name)).expect("prepare");
-                    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+                    let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
                     let key_index = key_at.and_then(|k| names.iter().position(|n| *n == k));
                     let mut rows = stmt.query([]).expect("query");
                     while let Some(row) = rows.next().expect("row") {
@@ -148,8 +148,11 @@ fn split_corpus(corpus: &Path) -> CorpusSplit {
             }
         }
     }
-    let hidden_sentences =
-        hidden.into_iter().filter(|s| !visible_sentences.contains(s) && !visible.contains(s.as_str())).collect();
+    // A key is not a sentence: the prober itself names hidden keys in its calls.
+    let hidden_sentences = hidden
+        .into_iter()
+        .filter(|s| !hidden_keys.contains(s) && !visible_sentences.contains(s) && !visible.contains(s.as_str()))
+        .collect();
     CorpusSplit { hidden_keys, hidden_sentences, visible }
 }
 

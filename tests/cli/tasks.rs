@@ -251,15 +251,16 @@ fn task_files_with_a_byte_order_mark_load() {
 #[test]
 fn the_run_path_never_parses_reference_fields() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    copy_dir(&examples_query(), tmp.path());
+    let query = tmp.path().join("query");
+    copy_dir(&examples_query(), &query);
     let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
-    let file = tmp.path().join("legal/zh/descriptive.json");
+    let file = query.join("legal/zh/descriptive.json");
     let text = std::fs::read_to_string(&file).expect("read");
     let mut rows: Vec<Value> = serde_json::from_str(&text).expect("json");
     rows[0]["ground_truth"] = Value::String("PLACEHOLDER".into());
     let text = serde_json::to_string(&rows).expect("json").replace("\"PLACEHOLDER\"", &deep);
     std::fs::write(&file, text).expect("write");
-    let dir = tmp.path().to_str().expect("utf8");
+    let dir = query.to_str().expect("utf8");
 
     let out = anser(&["tasks", "--benchmark-dir", dir, "--json"]);
     assert!(out.status.success(), "the public loader skips the reference unparsed: {}", stderr(&out));
