@@ -30,12 +30,12 @@ use anser_agent::{
     method::{AgentMethod, AgentParams, RetrieverSearcher},
     run::{RunConfig, TRACE_FILE, run},
 };
+use anser_gold::Benchmark;
 use anser_indexer::{BuildOptions, build_route, corpus_file};
 use anser_llm::{
     ApiKey, Client, ClientOptions, EndpointConfig, RetryPolicy,
     mock::{Matcher, MockConfig, MockServer},
 };
-use anser_gold::Benchmark;
 use anser_manifest::Route;
 use anser_retriever::{Engine, RetrieverSpec, SpecRetriever};
 use anser_runstore::RunName;

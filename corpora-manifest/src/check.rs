@@ -264,9 +264,9 @@ fn quick_check(conn: &Connection, timeout: Duration) -> Integrity {
         }
         timed_out
     });
-    let rows = conn.prepare(&format!("PRAGMA quick_check({QUICK_CHECK_MAX_ERRORS})")).and_then(|mut stmt| {
-        stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<String>>>()
-    });
+    let rows = conn
+        .prepare(&format!("PRAGMA quick_check({QUICK_CHECK_MAX_ERRORS})"))
+        .and_then(|mut stmt| stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<String>>>());
     drop(done);
     let timed_out = watchdog.join().unwrap_or(false);
     match rows {

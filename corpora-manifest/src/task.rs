@@ -222,7 +222,6 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-
 /// The public fields of one record; everything else was skipped unparsed.
 #[derive(Debug, Default)]
 struct PublicFields {
@@ -235,7 +234,7 @@ struct PublicFields {
 /// One element of a task file's array: an object's public fields, or what it was instead.
 #[derive(Debug)]
 enum PublicRecord {
-    Object(PublicFields),
+    Object(Box<PublicFields>),
     Other(&'static str),
 }
 
@@ -328,7 +327,7 @@ impl<'de> Visitor<'de> for RecordVisitor {
             };
             *slot = Some(map.next_value::<Value>()?);
         }
-        Ok(PublicRecord::Object(fields))
+        Ok(PublicRecord::Object(Box::new(fields)))
     }
 }
 
@@ -372,9 +371,8 @@ impl<'de> Deserialize<'de> for PublicFile {
 /// Parse and validate the public fields of every record of one task file.
 fn parse_public_records(file: &TaskFile, text: &str, manifest: &Manifest) -> Result<Vec<PublicTask>> {
     let path = &file.path;
-    let parsed: PublicFile = serde_json::from_str(text).map_err(|e| {
-        Error::task_file(path, format!("invalid JSON at line {} column {}: {e}", e.line(), e.column()))
-    })?;
+    let parsed: PublicFile = serde_json::from_str(text)
+        .map_err(|e| Error::task_file(path, format!("invalid JSON at line {} column {}: {e}", e.line(), e.column())))?;
     let rows = match parsed {
         PublicFile::Array(rows) => rows,
         PublicFile::Other(kind) => {
@@ -388,7 +386,7 @@ fn public_task(file: &TaskFile, index: usize, row: PublicRecord, manifest: &Mani
     let path = &file.path;
     let err = |field: &str, msg: String| Error::task_file(path, format!("record {index}: field `{field}`: {msg}"));
     let fields = match row {
-        PublicRecord::Object(fields) => fields,
+        PublicRecord::Object(fields) => *fields,
         PublicRecord::Other(kind) => {
             return Err(Error::task_file(path, format!("record {index}: expected a task object, found {kind}")));
         }

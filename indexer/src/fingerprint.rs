@@ -99,7 +99,9 @@ fn sample_offsets(size: u64) -> Vec<u64> {
         return vec![0];
     }
     let span = size - SAMPLE_BLOCK_BYTES;
-    (0..SAMPLE_BLOCKS).map(|i| span / (SAMPLE_BLOCKS - 1) * i + span % (SAMPLE_BLOCKS - 1) * i / (SAMPLE_BLOCKS - 1)).collect()
+    (0..SAMPLE_BLOCKS)
+        .map(|i| span / (SAMPLE_BLOCKS - 1) * i + span % (SAMPLE_BLOCKS - 1) * i / (SAMPLE_BLOCKS - 1))
+        .collect()
 }
 
 /// Hex SHA-256 over the size and the sampled blocks of a file (each with its offset).

@@ -36,13 +36,14 @@ fn parse_route(s: &str) -> Result<Route, String> {
 
 pub fn run(cmd: CorpusCommand) -> CliResult {
     let CorpusCommand::Check(args) = cmd;
-    let integrity_timeout = if args.integrity_timeout == 0.0 {
-        None
-    } else {
-        Some(Duration::try_from_secs_f64(args.integrity_timeout).map_err(|_| {
-            CliError::user("--integrity-timeout must be a number of seconds ≥ 0 (0 skips the check)")
-        })?)
-    };
+    let integrity_timeout =
+        if args.integrity_timeout == 0.0 {
+            None
+        } else {
+            Some(Duration::try_from_secs_f64(args.integrity_timeout).map_err(|_| {
+                CliError::user("--integrity-timeout must be a number of seconds ≥ 0 (0 skips the check)")
+            })?)
+        };
     let options = CheckOptions { integrity_timeout };
     let report = check_corpus_with(&args.corpus_root, &args.routes, &options)?;
     let mut out = std::io::stdout().lock();

@@ -9,8 +9,8 @@ use anser_agent::{
     run::{RESULTS_FILE, RunConfig, run},
 };
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
-use anser_indexer::{BuildOptions, build_route};
 use anser_gold::Benchmark;
+use anser_indexer::{BuildOptions, build_route};
 use anser_manifest::Route;
 use anser_runstore::RunName;
 use anser_samples::{SampleOptions, generate};

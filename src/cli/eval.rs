@@ -11,8 +11,8 @@ use anser_evaluator::{
     records::{default_output, input_kind},
     table::{self, Format},
 };
-use anser_llm::{JUDGE, Overrides, Settings};
 use anser_gold::Benchmark;
+use anser_llm::{JUDGE, Overrides, Settings};
 use clap::Args;
 
 use super::{CliError, CliResult};
@@ -114,7 +114,8 @@ pub fn run(args: EvalArgs) -> CliResult {
     let warnings: Vec<&str> = evaluation.warnings().collect();
     // One line per kind with its count (100k bad records are 1 line, not 100k); the file lists all.
     for g in evaluation.warning_groups() {
-        let examples = if g.examples.is_empty() { String::new() } else { format!(" (first: {})", g.examples.join(", ")) };
+        let examples =
+            if g.examples.is_empty() { String::new() } else { format!(" (first: {})", g.examples.join(", ")) };
         eprintln!("warning: {} × {}{examples}; each one is listed in {}", g.count, g.kind, output.display());
     }
     let mut out = std::io::stdout().lock();

@@ -19,8 +19,8 @@ use anser_evaluator::{
     evidence::{Canonicalizer, EvidenceScope, RuleIndex},
     pyjson::Py,
 };
-use anser_llm::mock::{Matcher, MockConfig, MockServer};
 use anser_gold::Benchmark;
+use anser_llm::mock::{Matcher, MockConfig, MockServer};
 use anser_manifest::{Domain, Language, PublicTask};
 use serde_json::{Value, json};
 

@@ -108,10 +108,11 @@ fn warnings_print_once_per_kind_with_a_count() {
     let err = stderr(&o);
     let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
     assert_eq!(warnings.len(), 3, "one line per kind: {}", &err[..err.len().min(2000)]);
-    let expect = [("80000 × not found in benchmark", "unknown_2"), ("10000 × missing id", "record 1"), (
-        "9999 × duplicate result id",
-        "legal_zh_descriptive_1",
-    )];
+    let expect = [
+        ("80000 × not found in benchmark", "unknown_2"),
+        ("10000 × missing id", "record 1"),
+        ("9999 × duplicate result id", "legal_zh_descriptive_1"),
+    ];
     for (kind, example) in expect {
         let line = warnings.iter().find(|l| l.contains(kind)).unwrap_or_else(|| panic!("no {kind:?} line in {err}"));
         assert!(line.contains(example), "{line}");

@@ -297,12 +297,8 @@ fn no_method_leaks_ground_truth_rows_or_gold_answers() {
         assert!(o.status.success(), "anser run --method {method}: {}", stderr(&o));
         let run_dir = out_dir.join(&name);
 
-        let requests: Vec<String> = chat
-            .requests()
-            .iter()
-            .filter(|r| r.path.ends_with("/chat/completions"))
-            .map(|r| decoded(&r.raw))
-            .collect();
+        let requests: Vec<String> =
+            chat.requests().iter().filter(|r| r.path.ends_with("/chat/completions")).map(|r| decoded(&r.raw)).collect();
         let calls_llm = !matches!(method, "retrieval" | "offline");
         assert_eq!(!requests.is_empty(), calls_llm, "{method}: {} chat requests", requests.len());
         if method == "agent" {
@@ -330,8 +326,11 @@ fn no_method_leaks_ground_truth_rows_or_gold_answers() {
         for r in results.as_array().expect("array") {
             let mut ids = Vec::new();
             strings_of(&r["retrieved_evidence"], &mut ids);
-            let leaked: BTreeMap<&str, &String> =
-                ids.iter().filter(|i| split.hidden_keys.contains(*i)).map(|i| (r["id"].as_str().unwrap_or("?"), i)).collect();
+            let leaked: BTreeMap<&str, &String> = ids
+                .iter()
+                .filter(|i| split.hidden_keys.contains(*i))
+                .map(|i| (r["id"].as_str().unwrap_or("?"), i))
+                .collect();
             assert!(leaked.is_empty(), "{method}: ground-truth rows returned as evidence: {leaked:?}");
         }
     }

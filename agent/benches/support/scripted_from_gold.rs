@@ -21,8 +21,8 @@
 use std::collections::BTreeSet;
 
 use anser_agent::tools::answer::{AnswerSpec, answer_spec};
-use anser_llm::{ToolCall, mock::Reply};
 use anser_gold::Reference;
+use anser_llm::{ToolCall, mock::Reply};
 use anser_manifest::{Domain, Language, Manifest, PublicTask, Split};
 use serde_json::{Value, json};
 

@@ -7,8 +7,8 @@
 
 use std::{collections::HashSet, sync::Arc};
 
-use anser_indexer::{BuildOptions, OnnxEmbedder, build_route};
 use anser_gold::Benchmark;
+use anser_indexer::{BuildOptions, OnnxEmbedder, build_route};
 use anser_manifest::{Manifest, Route};
 use anser_retriever::{Engine, Retriever, SpecRetriever, evidence_list};
 use serde_json::Value;
