@@ -123,3 +123,40 @@ fn warnings_print_once_per_kind_with_a_count() {
     assert_eq!(listed, 99_999, "the file keeps every warning");
     assert!(stdout(&o).contains("99999 warning(s)"), "{}", stdout(&o));
 }
+
+/// The same for a $OneMillion-Bench dataset with 100,000 malformed records: one line per kind.
+#[test]
+fn omb_dataset_warnings_print_once_per_kind_with_a_count() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dataset = tmp.path().join("bad.jsonl");
+    let mut lines = Vec::with_capacity(100_000);
+    for n in 0..100_000 {
+        lines.push(match n % 4 {
+            0 => format!("{{\"id\": \"r{n}\", \"question\": \"q\""),
+            1 => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": []}}"),
+            _ => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": 5}}"),
+        });
+    }
+    std::fs::write(&dataset, lines.join("\n") + "\n").expect("write");
+    let o = anser(&[
+        "omb",
+        "generate",
+        "--dataset",
+        dataset.to_str().expect("utf8"),
+        "--run-name",
+        "bad",
+        "--output-dir",
+        tmp.path().join("runs").to_str().expect("utf8"),
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "none",
+    ]);
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:") && l.contains("skipped")).collect();
+    assert_eq!(warnings.len(), 3, "one line per kind: {}", &err[..err.len().min(2000)]);
+    for (count, kind) in [(25_000, "not valid JSON"), (25_000, "rubrics is empty"), (50_000, "rubrics is not a list")] {
+        let needle = format!("{count} record(s) skipped: {kind}");
+        assert!(warnings.iter().any(|l| l.contains(&needle)), "no {needle:?} in {warnings:?}");
+    }
+}
