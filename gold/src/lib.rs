@@ -122,3 +122,37 @@ fn references_of(path: &Path, text: &str, tasks: &[PublicTask]) -> Result<Vec<Re
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    /// References come from the same records as the public tasks, in the same order, with absent
+    /// fields as null and repeated keys resolved to the last value (as Python's json does).
+    #[test]
+    fn references_match_the_public_tasks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(
+            dir.path(),
+            "legal/zh/descriptive.json",
+            "\u{feff}[{\"id\": \"a\", \"type\": \"sql\", \"query\": \"q\", \"ground_truth\": 1, \"ground_truth\": 2, \"evidence\": [\"x\"]},\n {\"id\": \"b\", \"type\": \"semantic\", \"query\": \"q2\"}]",
+        );
+        let bench = Benchmark::load(dir.path()).expect("loads");
+        let ids: Vec<&str> = bench.tasks().iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        let a = bench.reference("a").expect("a");
+        assert_eq!((&a.ground_truth, &a.evidence), (&Value::from(2), &serde_json::json!(["x"])));
+        assert_eq!(a.source_file, "legal/zh/descriptive.json");
+        let b = bench.reference("b").expect("b");
+        assert_eq!((&b.ground_truth, &b.evidence), (&Value::Null, &Value::Null));
+        // The public loader sees the same tasks.
+        let public = anser_manifest::load_public_tasks(dir.path()).expect("public");
+        assert_eq!(public, bench.tasks());
+    }
+}
