@@ -6,9 +6,10 @@
 //!
 //! The sample (all 14 groups) is generated into a temporary folder with `anser-samples`, every
 //! route is indexed with `anser-indexer` (BM25 defaults), and the agent method runs over every
-//! task through the run loop (`anser_agent::run::run`). The mock is scripted with the same
-//! "competent model" turns as the CLI test (`support/scripted.rs`): schema, SQL, compute,
-//! search, open and answer, as each group needs. Per task, from `trace.jsonl`:
+//! task through the run loop (`anser_agent::run::run`). The mock is SCRIPTED FROM GOLD with the
+//! same "competent model" turns as the CLI test (`support/scripted_from_gold.rs`): schema, SQL,
+//! compute, search, open and answer, as each group needs; only the non-LLM time is measured, the
+//! answers are the gold's and mean nothing. Per task, from `trace.jsonl`:
 //!
 //! overhead = task latency (the `task_end` event) − Σ latency of its `llm_call` events.
 //!
@@ -20,8 +21,8 @@
 //! Run: `cargo bench -p anser-agent --bench overhead`.
 
 #[allow(dead_code)]
-#[path = "support/scripted.rs"]
-mod scripted;
+#[path = "support/scripted_from_gold.rs"]
+mod scripted_from_gold;
 
 use std::{collections::BTreeMap, path::Path, process::ExitCode, sync::Arc, time::Instant};
 
@@ -29,12 +30,13 @@ use anser_agent::{
     method::{AgentMethod, AgentParams, RetrieverSearcher},
     run::{RunConfig, TRACE_FILE, run},
 };
+use anser_gold::Benchmark;
 use anser_indexer::{BuildOptions, build_route, corpus_file};
 use anser_llm::{
     ApiKey, Client, ClientOptions, EndpointConfig, RetryPolicy,
     mock::{Matcher, MockConfig, MockServer},
 };
-use anser_manifest::{Benchmark, Route};
+use anser_manifest::Route;
 use anser_retriever::{Engine, RetrieverSpec, SpecRetriever};
 use anser_runstore::RunName;
 use anser_samples::SampleOptions;
@@ -120,7 +122,7 @@ fn main() -> ExitCode {
     for task in bench.tasks() {
         let reference = bench.reference(&task.id).expect("reference");
         let prompt = format!("Task:\n{}\n\nInstruction:\n{}", task.query.trim(), task.instruction.trim());
-        mock.script(Matcher::UserContains(prompt), scripted::script(task, reference));
+        mock.script(Matcher::UserContains(prompt), scripted_from_gold::script_from_gold(task, reference));
     }
 
     let endpoint = EndpointConfig::new(&mock.base_url(), "mock-llm", ApiKey::none()).expect("endpoint");

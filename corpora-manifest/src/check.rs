@@ -1,10 +1,17 @@
 //! `anser corpus check`: does a corpus root hold the files, tables, columns and JSONL fields the
 //! manifest expects? Each route is reported as ok, missing, mismatched or unreadable; a corrupt
 //! or non-SQLite file is a finding, never a panic.
+//!
+//! A schema that reads fine says little about the pages behind it (a truncated file or a zeroed
+//! b-tree page still shows its tables), so every SQLite file also gets `PRAGMA quick_check`
+//! (b-tree structure, page and record formats, without the slower index cross-check of
+//! `integrity_check`), bounded in time by a watchdog that interrupts it.
 
 use std::{
     io::{BufRead, BufReader},
     path::{Path, PathBuf},
+    sync::mpsc,
+    time::Duration,
 };
 
 use rusqlite::{Connection, OpenFlags};
@@ -22,6 +29,26 @@ pub enum RouteStatus {
     Mismatch,
     /// Present but unreadable (not SQLite, corrupt, not JSON lines).
     Unreadable,
+}
+
+/// Default time bound of `PRAGMA quick_check` per SQLite file (about 2 GB of release data; a check
+/// that does not finish in time is reported as not verified, never as ok).
+pub const DEFAULT_INTEGRITY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Most problems `quick_check` lists for one file.
+const QUICK_CHECK_MAX_ERRORS: usize = 10;
+
+/// Options of [`check_corpus_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Bound of `PRAGMA quick_check` per SQLite file; `None` skips the integrity check.
+    pub integrity_timeout: Option<Duration>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions { integrity_timeout: Some(DEFAULT_INTEGRITY_TIMEOUT) }
+    }
 }
 
 /// Observed column of a SQLite table.
@@ -60,6 +87,9 @@ pub struct RouteReport {
     /// Finance report routes: rows with `split = 'ground_truth'` that indexing excludes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excluded_ground_truth_rows: Option<u64>,
+    /// SQLite: the outcome of `PRAGMA quick_check` (`ok`, `corrupt`, `not verified: …`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<String>,
 }
 
 /// Report for a whole corpus root.
@@ -84,18 +114,23 @@ impl CorpusReport {
     }
 }
 
-/// Check the given routes (all ten when empty) under `root`.
+/// Check the given routes (all ten when empty) under `root` with the default options.
 pub fn check_corpus(root: &Path, routes: &[Route]) -> Result<CorpusReport> {
+    check_corpus_with(root, routes, &CheckOptions::default())
+}
+
+/// Check the given routes (all ten when empty) under `root`.
+pub fn check_corpus_with(root: &Path, routes: &[Route], options: &CheckOptions) -> Result<CorpusReport> {
     if !root.is_dir() {
         return Err(Error::corpus(root, "corpus root is not a directory; pass --corpus-root DIR"));
     }
     let manifest = Manifest::get();
     let routes: Vec<Route> = if routes.is_empty() { Route::ALL.to_vec() } else { routes.to_vec() };
-    let reports = routes.into_iter().map(|r| check_route(root, manifest.route(r))).collect();
+    let reports = routes.into_iter().map(|r| check_route(root, manifest.route(r), options)).collect();
     Ok(CorpusReport { corpus_root: root.to_path_buf(), routes: reports })
 }
 
-fn check_route(root: &Path, spec: &RouteSpec) -> RouteReport {
+fn check_route(root: &Path, spec: &RouteSpec, options: &CheckOptions) -> RouteReport {
     let path = root.join(&spec.file);
     let mut report = RouteReport {
         route: spec.route,
@@ -110,13 +145,14 @@ fn check_route(root: &Path, spec: &RouteSpec) -> RouteReport {
         tables: Vec::new(),
         records: None,
         excluded_ground_truth_rows: None,
+        integrity: None,
     };
     if !path.is_file() {
         report.status = RouteStatus::Missing;
         return report;
     }
     let outcome = match spec.format {
-        CorpusFormat::Sqlite => check_sqlite(&path, spec, &mut report),
+        CorpusFormat::Sqlite => check_sqlite(&path, spec, options, &mut report),
         CorpusFormat::Jsonl => check_jsonl(&path, spec, &mut report),
     };
     if let Err(message) = outcome {
@@ -138,8 +174,32 @@ pub fn open_sqlite_readonly(path: &Path) -> std::result::Result<Connection, Stri
     Ok(conn)
 }
 
-fn check_sqlite(path: &Path, spec: &RouteSpec, report: &mut RouteReport) -> std::result::Result<(), String> {
+fn check_sqlite(
+    path: &Path,
+    spec: &RouteSpec,
+    options: &CheckOptions,
+    report: &mut RouteReport,
+) -> std::result::Result<(), String> {
     let conn = open_sqlite_readonly(path)?;
+    // Structure first: a corrupt file may still show a plausible schema.
+    if let Some(timeout) = options.integrity_timeout {
+        match quick_check(&conn, timeout) {
+            Integrity::Ok => report.integrity = Some("ok".into()),
+            Integrity::TimedOut => {
+                report.integrity = Some(format!(
+                    "not verified: quick_check did not finish within {} s (raise --integrity-timeout)",
+                    timeout.as_secs_f64()
+                ));
+            }
+            Integrity::Corrupt(findings) => {
+                report.integrity = Some("corrupt".into());
+                return Err(format!(
+                    "the database is corrupt (PRAGMA quick_check: {}); replace the file with the release's copy",
+                    findings.join("; ")
+                ));
+            }
+        }
+    }
     for table in &spec.schema.tables {
         let columns = table_columns(&conn, &table.name).map_err(|e| format!("table {}: {e}", table.name))?;
         if columns.is_empty() {
@@ -183,6 +243,49 @@ fn check_sqlite(path: &Path, spec: &RouteSpec, report: &mut RouteReport) -> std:
         report.excluded_ground_truth_rows = Some(u64::try_from(n).unwrap_or(0));
     }
     Ok(())
+}
+
+/// What `PRAGMA quick_check` found.
+#[derive(Debug)]
+enum Integrity {
+    Ok,
+    Corrupt(Vec<String>),
+    TimedOut,
+}
+
+/// `PRAGMA quick_check` on `conn`, interrupted by a watchdog thread after `timeout`.
+fn quick_check(conn: &Connection, timeout: Duration) -> Integrity {
+    let handle = conn.get_interrupt_handle();
+    let (done, wait) = mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        let timed_out = matches!(wait.recv_timeout(timeout), Err(mpsc::RecvTimeoutError::Timeout));
+        if timed_out {
+            handle.interrupt();
+        }
+        timed_out
+    });
+    let rows = conn
+        .prepare(&format!("PRAGMA quick_check({QUICK_CHECK_MAX_ERRORS})"))
+        .and_then(|mut stmt| stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<String>>>());
+    drop(done);
+    let timed_out = watchdog.join().unwrap_or(false);
+    match rows {
+        Ok(rows) if rows.len() == 1 && rows[0] == "ok" => Integrity::Ok,
+        Ok(rows) => {
+            // One finding per line, without SQLite's "*** in database main ***" banner.
+            let findings: Vec<String> = rows
+                .iter()
+                .flat_map(|r| r.lines())
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("***"))
+                .take(QUICK_CHECK_MAX_ERRORS)
+                .map(str::to_string)
+                .collect();
+            Integrity::Corrupt(if findings.is_empty() { vec!["no result".into()] } else { findings })
+        }
+        Err(_) if timed_out => Integrity::TimedOut,
+        Err(e) => Integrity::Corrupt(vec![e.to_string()]),
+    }
 }
 
 fn table_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<ColumnReport>> {

@@ -3,10 +3,10 @@
 //! - [`TaskGroup`] and [`Route`]: the 14 task groups and the ten corpus routes.
 //! - [`Manifest`]: the corpora manifest (`manifest.toml` + `schema.toml`, embedded data) with the
 //!   strict task→route mapping and the evidence identifier each group is scored on.
-//! - [`Benchmark`], [`PublicTask`], [`Reference`]: task loading that keeps the scorer's reference
-//!   apart from what a system under test may see.
+//! - [`TaskSet`], [`PublicTask`]: task loading that parses the public fields only; the scorer's
+//!   reference (ground truth, gold evidence) is read by the separate `anser-gold` crate.
 //! - [`Selection`]: the official runner's task filters.
-//! - [`check_corpus`]: schema checks of a corpus root.
+//! - [`check_corpus`]: schema and integrity (`PRAGMA quick_check`) checks of a corpus root.
 //! - [`boundary`]: a task's information cutoff, parsed once here for every layer below the model
 //!   (indexes, retrievers, SQL views, `open`).
 
@@ -21,7 +21,8 @@ mod shared;
 mod task;
 
 pub use check::{
-    ColumnReport, CorpusReport, RouteReport, RouteStatus, TableReport, check_corpus, open_sqlite_readonly,
+    CheckOptions, ColumnReport, CorpusReport, DEFAULT_INTEGRITY_TIMEOUT, RouteReport, RouteStatus, TableReport,
+    check_corpus, check_corpus_with, open_sqlite_readonly,
 };
 pub use error::{Error, Result};
 pub use group::{Domain, Language, Split, TaskGroup};
@@ -32,4 +33,7 @@ pub use manifest::{
 pub use route::Route;
 pub use select::{Selection, SelectionEntry};
 pub use shared::{missing_prerequisite, shared_dir, shared_dir_or_skip, under_ci};
-pub use task::{Benchmark, GroupCounts, PublicTask, Reference, TaskCounts, load_public_tasks, resolve_benchmark_dir};
+pub use task::{
+    GroupCounts, PublicTask, TaskCounts, TaskFile, TaskSet, load_public_tasks, load_task_files, resolve_benchmark_dir,
+    task_files,
+};

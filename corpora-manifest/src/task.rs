@@ -1,21 +1,27 @@
-//! Task loading, leakage-safe by type.
+//! Task loading for the run path: public fields only, by construction.
 //!
 //! A task record of the release carries both the public input (`id`, `type`, `query`,
-//! `instruction`) and the scorer's reference (`ground_truth`, `evidence`). Loading splits every
-//! record into a [`PublicTask`] and a [`Reference`] at once, so nothing downstream ever holds a
-//! record with both. The retrieval and agent path only accepts `PublicTask`s
-//! ([`load_public_tasks`]); only the evaluator asks for [`Benchmark::load`] and the references.
+//! `instruction`) and the scorer's reference (`ground_truth`, `evidence`). This crate parses the
+//! public fields only: every other key of a record (the reference fields included) is skipped
+//! with [`serde::de::IgnoredAny`], so it is never even built into a value. The reference lives in
+//! the `anser-gold` crate, which reads the same files for the evaluator and which no crate of the
+//! run path (agent, retriever, indexer, llm) links (`scripts/check-deps.sh` enforces that).
 //!
 //! Loading is strict: a file that is not a JSON array, a record without a usable id or query, a
-//! field of the wrong type or an id seen twice stops with one error naming the file, the record
-//! index and the field. Unknown extra fields are tolerated.
+//! field of the wrong type (an `id` must be a JSON string) or an id seen twice stops with one
+//! error naming the file, the record index and the field. Unknown extra fields are tolerated, and
+//! so is a leading UTF-8 byte-order mark (editors on Windows write one).
 
 use std::{
     collections::{BTreeMap, HashMap},
+    fmt,
     path::{Path, PathBuf},
 };
 
-use serde::Serialize;
+use serde::{
+    Deserialize, Deserializer, Serialize,
+    de::{IgnoredAny, MapAccess, SeqAccess, Visitor},
+};
 use serde_json::Value;
 
 use crate::{Domain, Error, Language, Manifest, Result, Route, Split, TaskGroup};
@@ -43,64 +49,29 @@ impl PublicTask {
     }
 }
 
-/// The scorer's part of a task. Only the evaluator takes these.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reference {
-    pub id: String,
+/// One task file of a benchmark directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFile {
+    pub path: PathBuf,
+    /// Relative to the benchmark directory, `/`-separated (`finance/zh/descriptive.json`).
+    pub rel: String,
     pub group: TaskGroup,
-    pub task_type: Option<String>,
-    /// `ground_truth` exactly as in the task file (absent becomes null).
-    pub ground_truth: Value,
-    /// `evidence` exactly as in the task file (absent becomes null).
-    pub evidence: Value,
-    pub source_file: String,
 }
 
-/// A loaded benchmark directory: public tasks in file order and their references by id.
-#[derive(Debug)]
-pub struct Benchmark {
+/// The public tasks of a benchmark directory, in file order (what `anser run`, `retrieve` and
+/// `tasks` load).
+#[derive(Debug, Clone)]
+pub struct TaskSet {
     /// The directory the task files were read from (after resolving `query/`/`benchmark/`).
     pub dir: PathBuf,
     tasks: Vec<PublicTask>,
-    references: HashMap<String, Reference>,
 }
 
-impl Benchmark {
-    /// Load every task file below `dir` (or below `dir/query`, `dir/benchmark`).
-    pub fn load(dir: &Path) -> Result<Benchmark> {
-        let dir = resolve_benchmark_dir(dir)?;
-        let files = task_files(&dir)?;
-        let manifest = Manifest::get();
-        let mut tasks = Vec::new();
-        let mut references = HashMap::new();
-        let mut seen: HashMap<String, String> = HashMap::new();
-        for (path, rel, group) in files {
-            let text = fs_err::read_to_string(&path)?;
-            if text.trim().is_empty() {
-                return Err(Error::task_file(&path, "file is empty; expected a JSON array of task objects"));
-            }
-            let value: Value = serde_json::from_str(&text).map_err(|e| {
-                Error::task_file(&path, format!("invalid JSON at line {} column {}: {e}", e.line(), e.column()))
-            })?;
-            let Value::Array(rows) = value else {
-                return Err(Error::task_file(
-                    &path,
-                    format!("expected a JSON array of task objects, found {}", kind_of(&value)),
-                ));
-            };
-            for (index, row) in rows.into_iter().enumerate() {
-                let (task, reference) = split_record(&path, index, row, group, &rel, manifest)?;
-                if let Some(first) = seen.insert(task.id.clone(), rel.clone()) {
-                    return Err(Error::task_file(
-                        &path,
-                        format!("record {index}: field `id`: duplicate task id {:?} (first seen in {first})", task.id),
-                    ));
-                }
-                references.insert(task.id.clone(), reference);
-                tasks.push(task);
-            }
-        }
-        Ok(Benchmark { dir, tasks, references })
+impl TaskSet {
+    /// Load every task file below `dir` (or below `dir/query`, `dir/benchmark`), public fields
+    /// only.
+    pub fn load(dir: &Path) -> Result<TaskSet> {
+        load_task_files(dir, |_, _, _| Ok(()))
     }
 
     /// Public tasks in file order.
@@ -108,21 +79,58 @@ impl Benchmark {
         &self.tasks
     }
 
-    /// The reference of one task (evaluator only).
-    pub fn reference(&self, id: &str) -> Option<&Reference> {
-        self.references.get(id)
-    }
-
-    /// Split into public tasks and references (evaluator only).
-    pub fn into_parts(self) -> (Vec<PublicTask>, HashMap<String, Reference>) {
-        (self.tasks, self.references)
+    pub fn into_tasks(self) -> Vec<PublicTask> {
+        self.tasks
     }
 }
 
-/// Load only the public tasks. This is what the retrieval/agent path calls: the references are
-/// dropped before this function returns.
+/// Load only the public tasks (the reference fields are never parsed).
 pub fn load_public_tasks(dir: &Path) -> Result<Vec<PublicTask>> {
-    Benchmark::load(dir).map(|b| b.tasks)
+    TaskSet::load(dir).map(TaskSet::into_tasks)
+}
+
+/// Load every task file below `dir` strictly (public fields, unique ids), calling `per_file` with
+/// each file, its text and its tasks once they are validated. The gold crate reads the reference
+/// fields of the same text this way, so both sides agree on files, order and ids.
+pub fn load_task_files(
+    dir: &Path,
+    mut per_file: impl FnMut(&TaskFile, &str, &[PublicTask]) -> Result<()>,
+) -> Result<TaskSet> {
+    let dir = resolve_benchmark_dir(dir)?;
+    let files = task_files(&dir)?;
+    let manifest = Manifest::get();
+    let mut tasks = Vec::new();
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for file in files {
+        let text = read_task_text(&file.path)?;
+        let parsed = parse_public_records(&file, &text, manifest)?;
+        for (index, task) in parsed.iter().enumerate() {
+            if let Some(first) = seen.insert(task.id.clone(), file.rel.clone()) {
+                return Err(Error::task_file(
+                    &file.path,
+                    format!("record {index}: field `id`: duplicate task id {:?} (first seen in {first})", task.id),
+                ));
+            }
+        }
+        per_file(&file, &text, &parsed)?;
+        tasks.extend(parsed);
+    }
+    Ok(TaskSet { dir, tasks })
+}
+
+/// A task file's text without a leading UTF-8 byte-order mark; an empty file is an error.
+fn read_task_text(path: &Path) -> Result<String> {
+    let bytes = fs_err::read(path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| Error::task_file(path, format!("not UTF-8 text ({e}); save the file as UTF-8")))?;
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    };
+    if text.trim().is_empty() {
+        return Err(Error::task_file(path, "file is empty; expected a JSON array of task objects"));
+    }
+    Ok(text)
 }
 
 /// Accept a task directory itself, or a release checkout holding `query/` (or the older
@@ -152,7 +160,7 @@ pub fn resolve_benchmark_dir(dir: &Path) -> Result<PathBuf> {
 
 /// Every `*.json` below `dir` in sorted path order (the official runner's order), with its
 /// relative path and group. A JSON file outside the release layout is an error.
-fn task_files(dir: &Path) -> Result<Vec<(PathBuf, String, TaskGroup)>> {
+pub fn task_files(dir: &Path) -> Result<Vec<TaskFile>> {
     let mut files = Vec::new();
     collect_json(dir, &mut files)?;
     files.sort();
@@ -183,7 +191,7 @@ fn task_files(dir: &Path) -> Result<Vec<(PathBuf, String, TaskGroup)>> {
                 ),
             ));
         };
-        out.push((path, rel, group));
+        out.push(TaskFile { path, rel, group });
     }
     if out.is_empty() {
         return Err(Error::BenchmarkDir { path: dir.to_path_buf(), message: "no *.json task files found".into() });
@@ -214,57 +222,203 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-fn split_record(
-    path: &Path,
-    index: usize,
-    row: Value,
-    group: TaskGroup,
-    rel: &str,
-    manifest: &Manifest,
-) -> Result<(PublicTask, Reference)> {
-    let err = |field: &str, msg: String| Error::task_file(path, format!("record {index}: field `{field}`: {msg}"));
-    let Value::Object(mut obj) = row else {
-        return Err(Error::task_file(path, format!("record {index}: expected a task object, found {}", kind_of(&row))));
+/// The public fields of one record; everything else was skipped unparsed.
+#[derive(Debug, Default)]
+struct PublicFields {
+    id: Option<Value>,
+    query: Option<Value>,
+    instruction: Option<Value>,
+    task_type: Option<Value>,
+}
+
+/// One element of a task file's array: an object's public fields, or what it was instead.
+#[derive(Debug)]
+enum PublicRecord {
+    Object(Box<PublicFields>),
+    Other(&'static str),
+}
+
+/// A task file's top level: an array of records, or what it was instead.
+#[derive(Debug)]
+enum PublicFile {
+    Array(Vec<PublicRecord>),
+    Other(&'static str),
+}
+
+/// Visitor methods for "this was not the expected container": every scalar names its kind; a
+/// container of the wrong kind is consumed with `IgnoredAny` (never built).
+macro_rules! other_kinds {
+    ($out:ident) => {
+        fn visit_bool<E>(self, _: bool) -> std::result::Result<$out, E>
+        where
+            E: serde::de::Error,
+        {
+            Ok($out::Other("a boolean"))
+        }
+        fn visit_i64<E>(self, _: i64) -> std::result::Result<$out, E>
+        where
+            E: serde::de::Error,
+        {
+            Ok($out::Other("a number"))
+        }
+        fn visit_u64<E>(self, _: u64) -> std::result::Result<$out, E>
+        where
+            E: serde::de::Error,
+        {
+            Ok($out::Other("a number"))
+        }
+        fn visit_f64<E>(self, _: f64) -> std::result::Result<$out, E>
+        where
+            E: serde::de::Error,
+        {
+            Ok($out::Other("a number"))
+        }
+        fn visit_str<E>(self, _: &str) -> std::result::Result<$out, E>
+        where
+            E: serde::de::Error,
+        {
+            Ok($out::Other("a string"))
+        }
+        fn visit_unit<E>(self) -> std::result::Result<$out, E>
+        where
+            E: serde::de::Error,
+        {
+            Ok($out::Other("null"))
+        }
+        fn visit_none<E>(self) -> std::result::Result<$out, E>
+        where
+            E: serde::de::Error,
+        {
+            Ok($out::Other("null"))
+        }
     };
-    let id = match obj.get("id") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-        // The official tools use str(id), so numeric ids are accepted as their text.
-        Some(Value::Number(n)) => n.to_string(),
+}
+
+struct RecordVisitor;
+
+impl<'de> Visitor<'de> for RecordVisitor {
+    type Value = PublicRecord;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a task object")
+    }
+
+    other_kinds!(PublicRecord);
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<PublicRecord, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(PublicRecord::Other("an array"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<PublicRecord, A::Error> {
+        let mut fields = PublicFields::default();
+        // A repeated key keeps its last value, as Python's json module does.
+        while let Some(key) = map.next_key::<String>()? {
+            let slot = match key.as_str() {
+                "id" => &mut fields.id,
+                "query" => &mut fields.query,
+                "instruction" => &mut fields.instruction,
+                "type" => &mut fields.task_type,
+                // `ground_truth`, `evidence` and any other key: skipped without building a value.
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value::<Value>()?);
+        }
+        Ok(PublicRecord::Object(Box::new(fields)))
+    }
+}
+
+impl<'de> Deserialize<'de> for PublicRecord {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(RecordVisitor)
+    }
+}
+
+struct FileVisitor;
+
+impl<'de> Visitor<'de> for FileVisitor {
+    type Value = PublicFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON array of task objects")
+    }
+
+    other_kinds!(PublicFile);
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<PublicFile, A::Error> {
+        let mut rows = Vec::new();
+        while let Some(row) = seq.next_element::<PublicRecord>()? {
+            rows.push(row);
+        }
+        Ok(PublicFile::Array(rows))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<PublicFile, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(PublicFile::Other("an object"))
+    }
+}
+
+impl<'de> Deserialize<'de> for PublicFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(FileVisitor)
+    }
+}
+
+/// Parse and validate the public fields of every record of one task file.
+fn parse_public_records(file: &TaskFile, text: &str, manifest: &Manifest) -> Result<Vec<PublicTask>> {
+    let path = &file.path;
+    let parsed: PublicFile = serde_json::from_str(text)
+        .map_err(|e| Error::task_file(path, format!("invalid JSON at line {} column {}: {e}", e.line(), e.column())))?;
+    let rows = match parsed {
+        PublicFile::Array(rows) => rows,
+        PublicFile::Other(kind) => {
+            return Err(Error::task_file(path, format!("expected a JSON array of task objects, found {kind}")));
+        }
+    };
+    rows.into_iter().enumerate().map(|(index, row)| public_task(file, index, row, manifest)).collect()
+}
+
+fn public_task(file: &TaskFile, index: usize, row: PublicRecord, manifest: &Manifest) -> Result<PublicTask> {
+    let path = &file.path;
+    let err = |field: &str, msg: String| Error::task_file(path, format!("record {index}: field `{field}`: {msg}"));
+    let fields = match row {
+        PublicRecord::Object(fields) => *fields,
+        PublicRecord::Other(kind) => {
+            return Err(Error::task_file(path, format!("record {index}: expected a task object, found {kind}")));
+        }
+    };
+    let id = match fields.id {
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
         Some(Value::String(_)) => return Err(err("id", "is empty; every task needs a unique id".into())),
         None | Some(Value::Null) => return Err(err("id", "is missing; every task needs a unique id".into())),
-        Some(v) => return Err(err("id", format!("must be a string, found {}", kind_of(v)))),
+        Some(Value::Number(n)) => {
+            return Err(err("id", format!("must be a string, found the number {n}; write it in quotes (\"{n}\")")));
+        }
+        Some(v) => return Err(err("id", format!("must be a string, found {}", kind_of(&v)))),
     };
     let at = |field: &str, msg: String| err(field, format!("(id {id}) {msg}"));
-    let query = match obj.get("query") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+    let query = match fields.query {
+        Some(Value::String(s)) if !s.trim().is_empty() => s,
         Some(Value::String(_)) => return Err(at("query", "is empty".into())),
         None | Some(Value::Null) => return Err(at("query", "is missing".into())),
-        Some(v) => return Err(at("query", format!("must be a string, found {}", kind_of(v)))),
+        Some(v) => return Err(at("query", format!("must be a string, found {}", kind_of(&v)))),
     };
-    let instruction = match obj.get("instruction") {
-        Some(Value::String(s)) => s.clone(),
+    let instruction = match fields.instruction {
+        Some(Value::String(s)) => s,
         None | Some(Value::Null) => String::new(),
-        Some(v) => return Err(at("instruction", format!("must be a string, found {}", kind_of(v)))),
+        Some(v) => return Err(at("instruction", format!("must be a string, found {}", kind_of(&v)))),
     };
-    let task_type = match obj.get("type") {
-        Some(Value::String(s)) => Some(s.clone()),
+    let task_type = match fields.task_type {
+        Some(Value::String(s)) => Some(s),
         None | Some(Value::Null) => None,
-        Some(v) => return Err(at("type", format!("must be a string or null, found {}", kind_of(v)))),
+        Some(v) => return Err(at("type", format!("must be a string or null, found {}", kind_of(&v)))),
     };
-    let route = manifest.resolve(&id, group, task_type.as_deref())?.route;
-    let ground_truth = obj.remove("ground_truth").unwrap_or(Value::Null);
-    let evidence = obj.remove("evidence").unwrap_or(Value::Null);
-    let task = PublicTask {
-        id: id.clone(),
-        group,
-        task_type: task_type.clone(),
-        query,
-        instruction,
-        route,
-        source_file: rel.to_string(),
-    };
-    let reference = Reference { id, group, task_type, ground_truth, evidence, source_file: rel.to_string() };
-    Ok((task, reference))
+    let route = manifest.resolve(&id, file.group, task_type.as_deref())?.route;
+    Ok(PublicTask { id, group: file.group, task_type, query, instruction, route, source_file: file.rel.clone() })
 }
 
 /// Counts per group and type (the official runner's `--list`), as `anser tasks --json` prints.

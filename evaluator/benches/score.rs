@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate};
-use anser_manifest::Benchmark;
+use anser_gold::Benchmark;
 use serde_json::{Value, json};
 
 /// Iterations per measurement.

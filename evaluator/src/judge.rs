@@ -194,13 +194,21 @@ impl JudgeCache {
         let mut entries = HashMap::new();
         if path.is_file() {
             let text = fs_err::read_to_string(path)?;
+            // One warning for all unreadable lines (a damaged cache must not print a line per entry).
+            let mut skipped: Option<(usize, usize, String)> = None;
             for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
                 match Self::parse_line(line) {
                     Ok((key, result)) => {
                         entries.insert(key, result);
                     }
-                    Err(e) => tracing::warn!("{}:{}: judge cache line skipped: {e}", path.display(), n + 1),
+                    Err(e) => match &mut skipped {
+                        Some((count, _, _)) => *count += 1,
+                        None => skipped = Some((1, n + 1, e)),
+                    },
                 }
+            }
+            if let Some((count, first, e)) = skipped {
+                tracing::warn!("{}: {count} judge cache line(s) skipped (first: line {first}: {e})", path.display());
             }
         }
         Ok(JudgeCache { path: Some(path.to_path_buf()), entries })

@@ -33,7 +33,7 @@ use std::{
     time::Instant,
 };
 
-use anser_manifest::Benchmark;
+use anser_gold::Benchmark;
 
 pub use crate::{
     bertscore::{BertScoreOverhead, BertScorer},
@@ -53,6 +53,50 @@ use crate::{
 
 /// The name written to `evaluator.name`.
 pub const EVALUATOR_NAME: &str = "ANSER-Bench evaluator";
+
+/// The official warning texts (after `record N: ` or `ID: `); every warning ends with one.
+const WARN_MISSING_ID: &str = "missing id";
+const WARN_DUPLICATE_ID: &str = "duplicate result id; later record skipped";
+const WARN_UNKNOWN_ID: &str = "not found in benchmark";
+
+/// The warnings of an evaluation grouped by kind, for printing one line per kind (the file keeps
+/// every warning, as the official evaluator writes them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarningGroup {
+    /// The warning text without its record or id prefix (`not found in benchmark`).
+    pub kind: String,
+    pub count: usize,
+    /// The first few prefixes (record numbers or ids), in order.
+    pub examples: Vec<String>,
+}
+
+/// How many examples a [`WarningGroup`] keeps.
+pub const WARNING_EXAMPLES: usize = 3;
+
+/// Group warnings by kind, in order of first appearance.
+pub fn group_warnings<'a>(warnings: impl IntoIterator<Item = &'a str>) -> Vec<WarningGroup> {
+    let mut groups: Vec<WarningGroup> = Vec::new();
+    for w in warnings {
+        let known = [WARN_MISSING_ID, WARN_DUPLICATE_ID, WARN_UNKNOWN_ID]
+            .into_iter()
+            .find_map(|k| w.strip_suffix(k).and_then(|p| p.strip_suffix(": ")).map(|prefix| (k, prefix)));
+        // A warning of another shape is its own kind.
+        let (kind, prefix) = known.unwrap_or((w, ""));
+        let at = match groups.iter().position(|g| g.kind == kind) {
+            Some(i) => i,
+            None => {
+                groups.push(WarningGroup { kind: kind.to_string(), count: 0, examples: Vec::new() });
+                groups.len() - 1
+            }
+        };
+        let group = &mut groups[at];
+        group.count += 1;
+        if group.examples.len() < WARNING_EXAMPLES && !prefix.is_empty() {
+            group.examples.push(prefix.to_string());
+        }
+    }
+    groups
+}
 
 /// Which metric set to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -143,6 +187,11 @@ impl Evaluation {
         self.files.iter().flat_map(|f| f.warnings.iter().map(String::as_str))
     }
 
+    /// Every warning grouped by kind (one printed line each).
+    pub fn warning_groups(&self) -> Vec<WarningGroup> {
+        group_warnings(self.warnings())
+    }
+
     /// Per-group summaries pooled over all files (sorted by group name).
     pub fn group_reports(&self) -> Vec<GroupReport> {
         by_task_group(self.details(), self.profile == Profile::Card)
@@ -230,15 +279,15 @@ fn evaluate_sources(
                 Some(v) => pyjson::py_str(v),
             };
             if id.is_empty() {
-                warnings.push(format!("record {position}: missing id"));
+                warnings.push(format!("record {position}: {WARN_MISSING_ID}"));
                 continue;
             }
             if !seen.insert(id.clone()) {
-                warnings.push(format!("{id}: duplicate result id; later record skipped"));
+                warnings.push(format!("{id}: {WARN_DUPLICATE_ID}"));
                 continue;
             }
             let (Some(task), Some(reference)) = (tasks.get(id.as_str()), bench.reference(&id)) else {
-                warnings.push(format!("{id}: not found in benchmark"));
+                warnings.push(format!("{id}: {WARN_UNKNOWN_ID}"));
                 continue;
             };
             if rules.is_none() && needs_rules(task.group) {

@@ -2,7 +2,8 @@
 //! and evidence metrics, errors, generation fields and answer kind, plus the work left for the
 //! asynchronous passes (the LLM judge prompt, the BERTScore pair).
 
-use anser_manifest::{Domain, Language, PublicTask, Reference, Split, TaskGroup};
+use anser_gold::Reference;
+use anser_manifest::{Domain, Language, PublicTask, Split, TaskGroup};
 use sha2::{Digest, Sha256};
 
 use crate::{

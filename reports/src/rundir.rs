@@ -356,7 +356,7 @@ impl RunData {
 
     /// Score `results.json` with the evaluator (card profile, judge skipped, no BERTScore) and
     /// keep the per-task scores; `corpus_root` enables the regulatory-rule id lookup.
-    pub fn score(&mut self, bench: &anser_manifest::Benchmark, corpus_root: Option<PathBuf>) -> Result<()> {
+    pub fn score(&mut self, bench: &anser_gold::Benchmark, corpus_root: Option<PathBuf>) -> Result<()> {
         use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate};
         let input = ResultsInput::Path { input: self.dir.join(RESULTS_FILE), output: None };
         let options = EvalOptions { profile: Profile::Card, corpus_root, judge: JudgeMode::Skip, bertscore: None };

@@ -15,7 +15,8 @@ use anser_evaluator::{
     pyjson::Py,
     score::uses_population,
 };
-use anser_manifest::{Benchmark, TaskGroup};
+use anser_gold::Benchmark;
+use anser_manifest::TaskGroup;
 use serde_json::Value;
 
 use crate::{Error, Result, rundir::RunData};

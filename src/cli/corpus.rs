@@ -1,8 +1,8 @@
 //! `anser corpus check`: verify a corpus root against the manifest's expected schemas.
 
-use std::{io::Write, path::PathBuf, process::ExitCode};
+use std::{io::Write, path::PathBuf, process::ExitCode, time::Duration};
 
-use anser_manifest::{CorpusReport, Route, RouteStatus, check_corpus};
+use anser_manifest::{CheckOptions, CorpusReport, DEFAULT_INTEGRITY_TIMEOUT, Route, RouteStatus, check_corpus_with};
 use clap::{Args, Subcommand};
 
 use super::{CliError, CliResult};
@@ -24,6 +24,10 @@ pub struct CheckArgs {
     /// Print the full report as JSON.
     #[arg(long)]
     json: bool,
+    /// Time bound, in seconds, of the integrity check (`PRAGMA quick_check`) of each SQLite file;
+    /// 0 skips it. A check that does not finish in time is reported as not verified.
+    #[arg(long, default_value_t = DEFAULT_INTEGRITY_TIMEOUT.as_secs_f64())]
+    integrity_timeout: f64,
 }
 
 fn parse_route(s: &str) -> Result<Route, String> {
@@ -32,7 +36,16 @@ fn parse_route(s: &str) -> Result<Route, String> {
 
 pub fn run(cmd: CorpusCommand) -> CliResult {
     let CorpusCommand::Check(args) = cmd;
-    let report = check_corpus(&args.corpus_root, &args.routes)?;
+    let integrity_timeout =
+        if args.integrity_timeout == 0.0 {
+            None
+        } else {
+            Some(Duration::try_from_secs_f64(args.integrity_timeout).map_err(|_| {
+                CliError::user("--integrity-timeout must be a number of seconds ≥ 0 (0 skips the check)")
+            })?)
+        };
+    let options = CheckOptions { integrity_timeout };
+    let report = check_corpus_with(&args.corpus_root, &args.routes, &options)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         let s = serde_json::to_string_pretty(&report).map_err(CliError::internal)?;
@@ -61,6 +74,9 @@ fn write_report(out: &mut impl Write, report: &CorpusReport) -> std::io::Result<
         }
         if let Some(n) = r.excluded_ground_truth_rows {
             detail.push(format!("{n} ground-truth rows excluded from retrieval"));
+        }
+        if let Some(integrity) = &r.integrity {
+            detail.push(format!("integrity {integrity}"));
         }
         writeln!(out, "{:<26} {:<10} {}  {}", r.route.as_str(), status, r.file, detail.join(", "))?;
         for p in &r.problems {

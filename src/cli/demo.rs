@@ -14,8 +14,9 @@ use anser_agent::{
     run::{RESULTS_FILE, RunConfig, run},
 };
 use anser_evaluator::{EvalOptions, Evaluation, JudgeMode, Metric, MetricSummary, Profile, ResultsInput, evaluate};
+use anser_gold::Benchmark;
 use anser_indexer::{BuildOptions, build_route};
-use anser_manifest::{Benchmark, Route, Selection};
+use anser_manifest::{Route, Selection};
 use anser_runstore::RunName;
 use anser_samples::{SampleOptions, generate};
 use clap::Args;
@@ -77,8 +78,10 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
         10 - built
     );
 
-    let bench = Benchmark::load(&query)?;
-    let tasks = bench.tasks().to_vec();
+    // The run sees public fields only; the reference is loaded after it, for the evaluation.
+    let task_set = anser_manifest::TaskSet::load(&query)?;
+    let task_dir = task_set.dir.clone();
+    let tasks = task_set.into_tasks();
     let engine = Arc::new(anser_retriever::Engine::new(&index_dir, Some(&corpus)));
     let searcher = Arc::new(RetrieverSearcher::new(anser_retriever::SpecRetriever::new(
         engine,
@@ -95,11 +98,11 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
     let mut files: Vec<&str> = tasks.iter().map(|t| t.source_file.as_str()).collect();
     files.sort_unstable();
     files.dedup();
-    inputs.extend(files.into_iter().map(|f| (format!("task file {f}"), bench.dir.join(f))));
+    inputs.extend(files.into_iter().map(|f| (format!("task file {f}"), task_dir.join(f))));
     let extra = BTreeMap::from([
         ("demo".to_string(), json!(true)),
         ("selection".to_string(), serde_json::to_value(Selection::default()).map_err(CliError::internal)?),
-        ("benchmark_dir".to_string(), json!(bench.dir.display().to_string())),
+        ("benchmark_dir".to_string(), json!(task_dir.display().to_string())),
         ("corpus_root".to_string(), json!(corpus.display().to_string())),
         ("concurrency".to_string(), json!(args.concurrency.max(1))),
     ]);
@@ -129,6 +132,7 @@ pub fn run_demo(args: DemoArgs) -> CliResult {
         return Ok(ExitCode::from(130));
     }
 
+    let bench = Benchmark::load(&query)?;
     let output = run_dir.join("evaluation.json");
     let options =
         EvalOptions { profile: Profile::Card, corpus_root: Some(corpus), judge: JudgeMode::Skip, bertscore: None };

@@ -15,8 +15,8 @@ use anser_evaluator::{
     records::{InputKind, default_output, input_kind, result_files},
     table::{self, Format},
 };
+use anser_gold::Benchmark;
 use anser_llm::{JUDGE, Overrides, Settings};
-use anser_manifest::Benchmark;
 use clap::Args;
 
 use super::{CliError, CliResult};
@@ -122,8 +122,11 @@ pub fn run(args: EvalArgs) -> CliResult {
     evaluation.write_json(&output).map_err(map_err)?;
 
     let warnings: Vec<&str> = evaluation.warnings().collect();
-    for w in &warnings {
-        eprintln!("warning: {w}");
+    // One line per kind with its count (100k bad records are 1 line, not 100k); the file lists all.
+    for g in evaluation.warning_groups() {
+        let examples =
+            if g.examples.is_empty() { String::new() } else { format!(" (first: {})", g.examples.join(", ")) };
+        eprintln!("warning: {} × {}{examples}; each one is listed in {}", g.count, g.kind, output.display());
     }
     let mut out = std::io::stdout().lock();
     let printed = print_summary(&mut out, &evaluation, format, warnings.len(), &output);

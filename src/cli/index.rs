@@ -45,6 +45,10 @@ pub struct IndexArgs {
     /// Replace existing indexes (also when they are up to date or were built differently).
     #[arg(long)]
     rebuild: bool,
+    /// Check corpus files against the index fingerprints by full SHA-256 (default: size, and
+    /// sampled blocks when the modification time is unchanged).
+    #[arg(long)]
+    verify: bool,
     /// ONNX encoder directory (model.onnx + tokenizer.json) for dense vectors.
     #[arg(long, conflicts_with = "embedding_backend")]
     embedding_model: Option<PathBuf>,
@@ -108,6 +112,7 @@ fn embedder(args: &IndexArgs) -> Result<Option<Box<dyn Embedder>>, CliError> {
 }
 
 pub fn run(args: IndexArgs) -> CliResult {
+    anser_indexer::fingerprint::set_full_verification(args.verify);
     if !args.corpus_root.is_dir() {
         return Err(CliError::user(format!("{}: corpus root is not a directory", args.corpus_root.display())));
     }

@@ -49,6 +49,12 @@ impl From<anser_manifest::Error> for CliError {
     }
 }
 
+impl From<anser_gold::Error> for CliError {
+    fn from(e: anser_gold::Error) -> Self {
+        if e.is_user_error() { Self::user(e) } else { Self::internal(e) }
+    }
+}
+
 /// Result of a subcommand; `Ok(code)` lets a command report "checked, found problems" (2)
 /// without an error message of its own.
 pub type CliResult = Result<ExitCode, CliError>;

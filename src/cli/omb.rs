@@ -159,13 +159,23 @@ fn omb_error(e: anser_omb::Error) -> CliError {
 
 fn load_dataset(path: &std::path::Path, loading: Loading) -> Result<Dataset, CliError> {
     let dataset = Dataset::load_with(path, loading).map_err(omb_error)?;
+    // One line per kind of problem with its count (a damaged file must not print a line per
+    // record); the kind is the reason up to its first detail (`not valid JSON: …`, `duplicate id "…"`).
+    let mut kinds: Vec<(&str, usize, &anser_omb::InvalidRecord)> = Vec::new();
     for invalid in &dataset.invalid {
+        let kind = invalid.reason.split([':', '"']).next().unwrap_or_default().trim();
+        match kinds.iter_mut().find(|(k, _, _)| *k == kind) {
+            Some((_, count, _)) => *count += 1,
+            None => kinds.push((kind, 1, invalid)),
+        }
+    }
+    for (kind, count, first) in kinds {
         eprintln!(
-            "warning: {}: record {} (line {}) skipped: {}",
+            "warning: {}: {count} record(s) skipped: {kind} (first: record {} at line {}: {})",
             path.display(),
-            invalid.id,
-            invalid.line,
-            invalid.reason
+            first.id,
+            first.line,
+            first.reason
         );
     }
     Ok(dataset)

@@ -4,7 +4,7 @@
 
 use std::{path::PathBuf, process::ExitCode};
 
-use anser_manifest::Benchmark;
+use anser_gold::Benchmark;
 use anser_reports::{
     RunData, StatsParams, TextOptions,
     html::run_page,

@@ -48,6 +48,10 @@ pub struct RetrieveArgs {
     /// Text sent to the retriever.
     #[arg(long, value_enum, default_value_t = QueryText::QueryInstruction)]
     query_text: QueryText,
+    /// Check corpus files against the index fingerprints by full SHA-256 (default: size, and
+    /// sampled blocks when the modification time is unchanged).
+    #[arg(long)]
+    verify: bool,
 }
 
 /// What a task's retrieval query is made of.
@@ -77,6 +81,7 @@ fn k_for(task: &PublicTask, k: usize, k_wide: usize) -> usize {
 }
 
 pub fn run(args: RetrieveArgs) -> CliResult {
+    anser_indexer::fingerprint::set_full_verification(args.verify);
     if args.output.exists() && !args.force {
         return Err(CliError::user(format!(
             "{}: output file exists; pass --force to overwrite it or choose another --output",

@@ -8,7 +8,7 @@ use anser_agent::{
 };
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
 use anser_llm::{CacheMode, Client, ClientOptions, GENERATION, Overrides, ResponseCache, Settings, retry::RetryPolicy};
-use anser_manifest::Benchmark;
+use anser_manifest::TaskSet;
 use anser_runstore::RunName;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
@@ -144,12 +144,17 @@ pub struct RunArgs {
     /// Do not evaluate after the run.
     #[arg(long)]
     no_evaluate: bool,
+    /// Check corpus files against the index fingerprints by full SHA-256 (default: size, and
+    /// sampled blocks when the modification time is unchanged).
+    #[arg(long)]
+    verify: bool,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
 }
 
 pub fn run_command(args: RunArgs) -> CliResult {
+    anser_indexer::fingerprint::set_full_verification(args.verify);
     let run_name = RunName::new(&args.run_name).map_err(CliError::user)?;
     if args.concurrency == 0 {
         return Err(CliError::user("--concurrency must be at least 1"));
@@ -164,7 +169,8 @@ pub fn run_command(args: RunArgs) -> CliResult {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(CliError::user("--timeout must be a positive number of seconds"));
     }
-    let bench = Benchmark::load(&args.benchmark_dir)?;
+    // The run sees public fields only; the references are loaded after it, for the evaluation.
+    let bench = TaskSet::load(&args.benchmark_dir)?;
     let tasks = args.selection.selection()?.apply(bench.tasks())?;
 
     let mut settings: BTreeMap<String, Value> = BTreeMap::new();
@@ -275,8 +281,9 @@ pub fn run_command(args: RunArgs) -> CliResult {
             judge: JudgeMode::Skip,
             bertscore: None,
         };
+        let gold = anser_gold::Benchmark::load(&args.benchmark_dir)?;
         let evaluation =
-            evaluate(&ResultsInput::Path { input: results, output: Some(output.clone()) }, &bench, &options)
+            evaluate(&ResultsInput::Path { input: results, output: Some(output.clone()) }, &gold, &options)
                 .map_err(CliError::user)?;
         evaluation.write_json(&output).map_err(CliError::internal)?;
         print!("{}", table::render(&evaluation, table::Format::Table));

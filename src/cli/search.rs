@@ -33,6 +33,10 @@ pub struct SearchArgs {
     /// Print hits as JSON (rank, score, retrieval_id, record_id, text, evidence).
     #[arg(long)]
     json: bool,
+    /// Check corpus files against the index fingerprints by full SHA-256 (default: size, and
+    /// sampled blocks when the modification time is unchanged).
+    #[arg(long)]
+    verify: bool,
     /// The query.
     query: String,
 }
@@ -47,6 +51,7 @@ fn snippet(text: &str, chars: usize) -> String {
 }
 
 pub fn run(args: SearchArgs) -> CliResult {
+    anser_indexer::fingerprint::set_full_verification(args.verify);
     let spec: RetrieverSpec = args.retriever.parse().map_err(retrieval_err)?;
     let engine = Arc::new(Engine::new(&args.index_dir, args.corpus_root.as_deref()));
     let retriever = SpecRetriever::new(engine, spec);

@@ -2,7 +2,7 @@
 
 use std::{io::Write, path::PathBuf, process::ExitCode};
 
-use anser_manifest::{Benchmark, TaskCounts};
+use anser_manifest::{TaskCounts, TaskSet};
 use clap::Args;
 
 use super::{CliError, CliResult, SelectionArgs};
@@ -21,7 +21,7 @@ pub struct TasksArgs {
 
 pub fn run(args: TasksArgs) -> CliResult {
     let selection = args.selection.selection()?;
-    let bench = Benchmark::load(&args.benchmark_dir)?;
+    let bench = TaskSet::load(&args.benchmark_dir)?;
     let tasks = selection.apply(bench.tasks())?;
     let counts = TaskCounts::of(&tasks);
     let mut out = std::io::stdout().lock();

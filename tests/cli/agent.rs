@@ -1,6 +1,7 @@
-//! `anser run --method agent` over every task of the generated small sample with a scripted mock
-//! LLM that calls the tools the way a competent model would for the task's group (the scripts:
-//! `agent/benches/support/scripted.rs`, shared with the overhead benchmark).
+//! `anser run --method agent` over every task of the generated small sample with a mock LLM
+//! SCRIPTED FROM GOLD that calls the tools the way a competent model would for the task's group
+//! (the scripts: `agent/benches/support/scripted_from_gold.rs`, shared with the overhead
+//! benchmark). Its perfect scores test the tool loop and the scorer, not a method.
 //!
 //! The scripted SQL selects the gold ids and the final answer is the gold answer: what is under
 //! test is the tool loop, not the model — tools run on the task's route (the SQL row counts prove
@@ -8,8 +9,8 @@
 //! the compute tool's association statistics reproduce the generator's, every step is traced,
 //! and the official scorer gives each task the score the gold itself gets.
 
-#[path = "../../agent/benches/support/scripted.rs"]
-mod scripted;
+#[path = "../../agent/benches/support/scripted_from_gold.rs"]
+mod scripted_from_gold;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,11 +19,12 @@ use anser_evaluator::{
     evidence::{Canonicalizer, EvidenceScope, RuleIndex},
     pyjson::Py,
 };
+use anser_gold::Benchmark;
 use anser_llm::mock::{Matcher, MockConfig, MockServer};
-use anser_manifest::{Benchmark, Domain, Language, PublicTask};
+use anser_manifest::{Domain, Language, PublicTask};
 use serde_json::{Value, json};
 
-use self::scripted::{Plan, gold_ids, plan_of, script, tool_names};
+use self::scripted_from_gold::{Plan, gold_ids, plan_of, script_from_gold, tool_names};
 use crate::common::{anser, stderr};
 
 /// Metrics whose perfect value is 1 and those whose perfect value is 0 (when the scorer computes
@@ -64,7 +66,7 @@ fn read_json(path: &std::path::Path) -> Value {
 }
 
 #[test]
-fn scripted_agent_answers_every_group_with_gold_evidence_and_perfect_scores() {
+fn agent_scripted_from_gold_answers_every_group_with_gold_evidence_and_perfect_scores() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let sample = tmp.path().join("sample");
     let path = |p: &std::path::Path| p.to_str().expect("utf8").to_string();
@@ -82,7 +84,7 @@ fn scripted_agent_answers_every_group_with_gold_evidence_and_perfect_scores() {
         // The matcher is the task part of the user message; it must single out one task.
         let prompt = format!("Task:\n{}\n\nInstruction:\n{}", task.query.trim(), task.instruction.trim());
         assert!(seen_prompts.insert(prompt.clone()), "{}: two tasks share a prompt", task.id);
-        let replies = script(task, reference);
+        let replies = script_from_gold(task, reference);
         expected_tools.insert(task.id.clone(), tool_names(&replies));
         plans.entry(task.group.name()).or_default().insert(plan_of(task));
         mock.script(Matcher::UserContains(prompt), replies);

@@ -94,3 +94,121 @@ fn empty_root_and_missing_root() {
     let out = anser(&["corpus", "check", "--corpus-root", tmp.path().to_str().expect("utf8"), "--routes", "nope"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A generated sample's corpus (ok), for the corruption and fingerprint tests.
+fn sample_corpus(dir: &std::path::Path) -> std::path::PathBuf {
+    let out = anser(&["sample", "--out", dir.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir.join("corpus")
+}
+
+/// The page size a SQLite header declares.
+fn page_size(bytes: &[u8]) -> usize {
+    match u16::from_be_bytes([bytes[16], bytes[17]]) {
+        1 => 65_536,
+        n => usize::from(n),
+    }
+}
+
+/// Corrupt SQLite files are reported unreadable (exit 2), not only those whose schema fails to
+/// read: `PRAGMA quick_check` runs on every SQLite route.
+#[test]
+fn corrupt_sqlite_files_are_detected() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let corpus = sample_corpus(&tmp.path().join("sample"));
+    let route = "finance_en_reports";
+    let file = "finance/en/finance_reports.sqlite";
+    let (code, v) = check(&corpus, &["--routes", route]);
+    assert_eq!(code, Some(0), "{v}");
+    let report = &v["routes"][0];
+    assert_eq!(report["integrity"], "ok", "{report}");
+
+    let original = std::fs::read(corpus.join(file)).expect("read");
+    let page = page_size(&original);
+    let pages = original.len() / page;
+    assert!(pages >= 8, "the sample file has {pages} pages; the corruptions need a few");
+    let middle = pages / 2 * page;
+    type Corruption = (&'static str, Box<dyn Fn(&mut Vec<u8>)>);
+    let corruptions: Vec<Corruption> = vec![
+        ("truncated to half", Box::new(move |b: &mut Vec<u8>| b.truncate(pages / 2 * page))),
+        (
+            "page bytes overwritten in the middle",
+            Box::new(move |b: &mut Vec<u8>| {
+                let mut x: u32 = 0x9e37_79b9;
+                for byte in &mut b[middle..middle + page / 2] {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    *byte = x as u8;
+                }
+            }),
+        ),
+        // The header's freelist count (bytes 36..40) no longer matches the file.
+        ("bad header", Box::new(|b: &mut Vec<u8>| b[36..40].copy_from_slice(&9u32.to_be_bytes()))),
+        ("zeroed b-tree page", Box::new(move |b: &mut Vec<u8>| b[middle..middle + page].fill(0))),
+    ];
+    for (name, corrupt) in corruptions {
+        let mut bytes = original.clone();
+        corrupt(&mut bytes);
+        std::fs::write(corpus.join(file), &bytes).expect("write");
+        let (code, v) = check(&corpus, &["--routes", route]);
+        let report = &v["routes"][0];
+        assert_eq!(code, Some(2), "{name}: {report}");
+        assert_eq!(report["status"], "unreadable", "{name}: {report}");
+        let problems = report["problems"].as_array().expect("problems");
+        assert!(!problems.is_empty(), "{name}: {report}");
+        assert!(problems.iter().all(|p| !p.as_str().unwrap_or("\n").contains('\n')), "{name}: one line each: {report}");
+    }
+
+    // The check can be skipped (0), and a bad bound is an input error.
+    std::fs::write(corpus.join(file), &original).expect("write");
+    let (code, v) = check(&corpus, &["--routes", route, "--integrity-timeout", "0"]);
+    assert_eq!(code, Some(0));
+    assert!(v["routes"][0].get("integrity").is_none(), "{v}");
+    let out = anser(&["corpus", "check", "--corpus-root", corpus.to_str().expect("utf8"), "--integrity-timeout", "-1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+/// An index built from a corpus file whose content changed is refused even when the file kept
+/// its size and modification time.
+#[test]
+fn content_change_with_size_and_mtime_kept_makes_the_index_stale() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let corpus = sample_corpus(&tmp.path().join("sample"));
+    let index = tmp.path().join("index");
+    let route = "legal_en_precedents";
+    let index_args = |extra: &[&str]| {
+        let mut args = vec![
+            "index",
+            "--corpus-root",
+            corpus.to_str().expect("utf8"),
+            "--index-dir",
+            index.to_str().expect("utf8"),
+            "--routes",
+            route,
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        anser(&args)
+    };
+    let out = index_args(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = index_args(&[]);
+    assert!(out.status.success(), "up to date: {}", stderr(&out));
+
+    // Flip one byte in the middle of the file, then restore the modification time.
+    let file = corpus.join("legal/en/precedents.sqlite");
+    let modified = std::fs::metadata(&file).and_then(|m| m.modified()).expect("mtime");
+    let mut bytes = std::fs::read(&file).expect("read");
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x20;
+    std::fs::write(&file, &bytes).expect("write");
+    std::fs::File::options().write(true).open(&file).and_then(|f| f.set_modified(modified)).expect("restore mtime");
+    assert_eq!(std::fs::metadata(&file).and_then(|m| m.modified()).expect("mtime"), modified);
+
+    for extra in [&[][..], &["--verify"][..]] {
+        let out = index_args(extra);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("changed content"), "{extra:?}: {}", stderr(&out));
+    }
+}

@@ -180,4 +180,86 @@ fn an_existing_output_needs_force() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "no temporary file left");
+/// 100,000 malformed records give one stderr line per kind of warning, with its count; the
+/// evaluation file still lists every warning (as the official evaluator writes them).
+#[test]
+fn warnings_print_once_per_kind_with_a_count() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let results = tmp.path().join("results.jsonl");
+    let mut lines = Vec::with_capacity(100_000);
+    for n in 0..100_000 {
+        lines.push(match n % 10 {
+            0 => "{\"answer\": \"no id\"}".to_string(),
+            1 => "{\"id\": \"legal_zh_descriptive_1\", \"answer\": \"3\"}".to_string(),
+            _ => format!("{{\"id\": \"unknown_{n}\", \"answer\": \"x\"}}"),
+        });
+    }
+    std::fs::write(&results, lines.join("\n") + "\n").expect("write");
+    let output = tmp.path().join("evaluation.json");
+    let query = crate::common::examples_query();
+    let o = anser(&[
+        "eval",
+        results.to_str().expect("utf8"),
+        "--benchmark-dir",
+        query.to_str().expect("utf8"),
+        "--skip-llm-judge",
+        "--no-judge-cache",
+        "--output",
+        output.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 3, "one line per kind: {}", &err[..err.len().min(2000)]);
+    let expect = [
+        ("80000 × not found in benchmark", "unknown_2"),
+        ("10000 × missing id", "record 1"),
+        ("9999 × duplicate result id", "legal_zh_descriptive_1"),
+    ];
+    for (kind, example) in expect {
+        let line = warnings.iter().find(|l| l.contains(kind)).unwrap_or_else(|| panic!("no {kind:?} line in {err}"));
+        assert!(line.contains(example), "{line}");
+    }
+    let evaluation: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&output).expect("evaluation")).expect("json");
+    let listed = evaluation["files"][0]["warnings"].as_array().map_or(0, Vec::len);
+    assert_eq!(listed, 99_999, "the file keeps every warning");
+    assert!(stdout(&o).contains("99999 warning(s)"), "{}", stdout(&o));
+}
+
+/// The same for a $OneMillion-Bench dataset with 100,000 malformed records: one line per kind.
+#[test]
+fn omb_dataset_warnings_print_once_per_kind_with_a_count() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dataset = tmp.path().join("bad.jsonl");
+    let mut lines = Vec::with_capacity(100_000);
+    for n in 0..100_000 {
+        lines.push(match n % 4 {
+            0 => format!("{{\"id\": \"r{n}\", \"question\": \"q\""),
+            1 => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": []}}"),
+            _ => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": 5}}"),
+        });
+    }
+    std::fs::write(&dataset, lines.join("\n") + "\n").expect("write");
+    let o = anser(&[
+        "omb",
+        "generate",
+        "--dataset",
+        dataset.to_str().expect("utf8"),
+        "--run-name",
+        "bad",
+        "--output-dir",
+        tmp.path().join("runs").to_str().expect("utf8"),
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "none",
+    ]);
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:") && l.contains("skipped")).collect();
+    assert_eq!(warnings.len(), 3, "one line per kind: {}", &err[..err.len().min(2000)]);
+    for (count, kind) in [(25_000, "not valid JSON"), (25_000, "rubrics is empty"), (50_000, "rubrics is not a list")] {
+        let needle = format!("{count} record(s) skipped: {kind}");
+        assert!(warnings.iter().any(|l| l.contains(&needle)), "no {needle:?} in {warnings:?}");
+    }
 }

@@ -5,6 +5,7 @@ mod boundary;
 mod common;
 mod corpus;
 mod eval;
+mod leak;
 mod methods;
 mod omb;
 mod newcomer;

@@ -11,7 +11,8 @@ use std::{
     time::Instant,
 };
 
-use anser_manifest::{Benchmark, EvidenceKind, EvidenceShape, Manifest, PublicTask};
+use anser_gold::Benchmark;
+use anser_manifest::{EvidenceKind, EvidenceShape, Manifest, PublicTask};
 use serde_json::Value;
 
 use crate::common::{IndexedSample, anser_env, stderr, stdout};

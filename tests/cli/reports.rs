@@ -51,7 +51,7 @@ fn two_runs(tmp: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let out = tmp.join("runs");
     let mock = MockServer::start(MockConfig::instant()).expect("mock starts");
     run(&mock.base_url(), &sample, &out, "base");
-    let bench = anser_manifest::Benchmark::load(&sample.join("query")).expect("sample loads");
+    let bench = anser_gold::Benchmark::load(&sample.join("query")).expect("sample loads");
     for task in bench.tasks() {
         let gold = &bench.reference(&task.id).expect("reference").ground_truth;
         let text = match gold {

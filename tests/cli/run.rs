@@ -137,7 +137,7 @@ fn no_reference_string_leaves_the_machine() {
     let o = anser(&run_args(&base, out, "leak"));
     assert!(o.status.success(), "{}", stderr(&o));
     let sent: Vec<String> = mock.requests().iter().map(|r| r.body.to_string()).collect();
-    let bench = anser_manifest::Benchmark::load(&examples_query()).expect("loads");
+    let bench = anser_gold::Benchmark::load(&examples_query()).expect("loads");
     let mut checked = 0;
     for task in bench.tasks() {
         let reference = bench.reference(&task.id).expect("reference");

@@ -1,4 +1,5 @@
-//! `anser tasks`: counts, selection, strict loading errors, and leakage safety.
+//! `anser tasks`: counts, selection, strict loading errors, and leakage safety (the run path's
+//! loader never parses the reference fields; the crate graph keeps `anser-gold` away from it).
 
 use serde_json::Value;
 
@@ -171,6 +172,18 @@ fn malformed_task_files_are_one_line_errors() {
             &["y1", "no corpus route"],
         ),
         ("file outside the layout", "legal/zh/extra/descriptive.json", "[]", &["not an ANSER task file path"]),
+        (
+            "numeric id",
+            "legal/zh/descriptive.json",
+            "[{\"id\": 7, \"query\": \"q\"}]",
+            &["record 0", "`id`", "must be a string", "\"7\""],
+        ),
+        (
+            "boolean id",
+            "legal/zh/descriptive.json",
+            "[{\"id\": true, \"query\": \"q\"}]",
+            &["record 0", "`id`", "must be a string, found a boolean"],
+        ),
     ];
     for (name, file, content, needles) in cases {
         let tmp = tempfile::tempdir().expect("tempdir");
@@ -197,7 +210,7 @@ fn malformed_task_files_are_one_line_errors() {
 fn selections_never_carry_reference_fields() {
     let dirs = [Some(examples_query()), shared("leakage over the release").map(|s| s.join("anser/query"))];
     for dir in dirs.into_iter().flatten() {
-        let bench = anser_manifest::Benchmark::load(&dir).expect("loads");
+        let bench = anser_manifest::TaskSet::load(&dir).expect("loads");
         for selection in
             [anser_manifest::Selection::default(), anser_manifest::Selection { limit: 3, ..Default::default() }]
         {
@@ -214,4 +227,137 @@ fn selections_never_carry_reference_fields() {
             assert!(public.get("ground_truth").is_none() && public.get("evidence").is_none());
         }
     }
+}
+
+/// A UTF-8 byte-order mark (as Windows editors write) is accepted: the tasks are the same.
+#[test]
+fn task_files_with_a_byte_order_mark_load() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    copy_dir(&examples_query(), tmp.path());
+    let file = tmp.path().join("legal/zh/descriptive.json");
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, format!("\u{feff}{text}")).expect("write");
+    let counts = |dir: &std::path::Path| -> Value {
+        let out = anser(&["tasks", "--benchmark-dir", dir.to_str().expect("utf8"), "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    assert_eq!(counts(tmp.path()), counts(&examples_query()));
+}
+
+/// The run path's loader never builds the reference fields: a `ground_truth` nested deeper than
+/// the JSON parser's value limit still loads for `anser tasks` (which only skips over it), while
+/// `anser eval`, which reads the reference, reports it.
+#[test]
+fn the_run_path_never_parses_reference_fields() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let query = tmp.path().join("query");
+    copy_dir(&examples_query(), &query);
+    let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+    let file = query.join("legal/zh/descriptive.json");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let mut rows: Vec<Value> = serde_json::from_str(&text).expect("json");
+    rows[0]["ground_truth"] = Value::String("PLACEHOLDER".into());
+    let text = serde_json::to_string(&rows).expect("json").replace("\"PLACEHOLDER\"", &deep);
+    std::fs::write(&file, text).expect("write");
+    let dir = query.to_str().expect("utf8");
+
+    let out = anser(&["tasks", "--benchmark-dir", dir, "--json"]);
+    assert!(out.status.success(), "the public loader skips the reference unparsed: {}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["groups"]["legal_zh_descriptive"]["count"], rows.len());
+
+    let results = tmp.path().join("results.json");
+    std::fs::write(&results, "[]").expect("write");
+    let out = anser(&["eval", results.to_str().expect("utf8"), "--benchmark-dir", dir, "--skip-llm-judge"]);
+    assert_eq!(out.status.code(), Some(2), "the gold loader reads it: {}", stderr(&out));
+    assert!(stderr(&out).contains("recursion limit"), "{}", stderr(&out));
+}
+
+/// `python3` for the dependency check, or `None` with a skip reason (a failure under `CI=true`).
+fn python3(what: &str) -> Option<&'static str> {
+    let found = std::process::Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success());
+    if found {
+        return Some("python3");
+    }
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{what} needs python3 (CI=true)");
+    eprintln!("skipped {what}: python3 not found");
+    None
+}
+
+fn check_deps(python: &str, args: &[&str]) -> std::process::Output {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check-deps.py");
+    std::process::Command::new(python).arg(script).args(args).output().expect("check-deps runs")
+}
+
+/// A minimal `cargo metadata` document: `edges` are (from, to, kind) with kind null/"dev"/"build".
+fn metadata(edges: &[(&str, &str, Option<&str>)]) -> Value {
+    let mut names: Vec<&str> = edges.iter().flat_map(|(a, b, _)| [*a, *b]).collect();
+    names.sort_unstable();
+    names.dedup();
+    let id = |n: &str| format!("path+file:///ws/{n}#0.1.0");
+    let nodes: Vec<Value> = names
+        .iter()
+        .map(|n| {
+            let deps: Vec<Value> = edges
+                .iter()
+                .filter(|(a, _, _)| a == n)
+                .map(|(_, b, kind)| {
+                    serde_json::json!({"name": b.replace('-', "_"), "pkg": id(b), "dep_kinds": [{"kind": kind, "target": null}]})
+                })
+                .collect();
+            serde_json::json!({"id": id(n), "deps": deps})
+        })
+        .collect();
+    let packages: Vec<Value> = names.iter().map(|n| serde_json::json!({"id": id(n), "name": n})).collect();
+    serde_json::json!({"packages": packages, "resolve": {"nodes": nodes}})
+}
+
+/// The dependency check fails, naming the path, when a run-path crate can reach `anser-gold`
+/// through normal or build dependencies, and ignores dev-dependencies (tests scripted from gold).
+#[test]
+fn dependency_check_fails_when_the_run_path_reaches_gold() {
+    let Some(python) = python3("the crate graph check") else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, v: &Value| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, v.to_string()).expect("write");
+        path.to_str().expect("utf8").to_string()
+    };
+    let base = [
+        ("anser-agent", "anser-retriever", None),
+        ("anser-agent", "anser-llm", None),
+        ("anser-retriever", "anser-indexer", None),
+        ("anser-indexer", "anser-manifest", None),
+        ("anser-gold", "anser-manifest", None),
+        ("anser-evaluator", "anser-gold", None),
+        ("anser-agent", "anser-gold", Some("dev")),
+    ];
+    let good = write("good.json", &metadata(&base));
+    let out = check_deps(python, &["--metadata", &good]);
+    assert!(out.status.success(), "dev-dependencies are allowed: {}", stderr(&out));
+
+    let mut bad_edges = base.to_vec();
+    bad_edges.push(("anser-indexer", "anser-evaluator", Some("build")));
+    let bad = write("bad.json", &metadata(&bad_edges));
+    let out = check_deps(python, &["--metadata", &bad]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("anser-agent -> anser-retriever -> anser-indexer -> anser-evaluator -> anser-gold"), "{err}");
+    assert!(err.contains("anser-indexer must not depend on anser-gold"), "{err}");
+    assert!(!err.contains("anser-llm must not"), "{err}");
+
+    // Other documented directions can be checked with --forbid.
+    let out = check_deps(python, &["--metadata", &good, "--no-defaults", "--forbid", "anser-indexer:anser-agent"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = check_deps(python, &["--metadata", &good, "--no-defaults", "--forbid", "anser-agent:anser-manifest"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+/// The workspace itself: no crate of the run path can reach `anser-gold` (also run by `.ci/run`).
+#[test]
+fn this_workspace_keeps_gold_out_of_the_run_path() {
+    let Some(python) = python3("the crate graph check") else { return };
+    let out = check_deps(python, &[]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
 }

@@ -14,7 +14,8 @@ mod stats;
 
 use std::sync::OnceLock;
 
-use anser_manifest::{Benchmark, PublicTask, Reference, shared_dir};
+use anser_gold::{Benchmark, Reference};
+use anser_manifest::{PublicTask, shared_dir};
 
 /// The release's task files from ../shared, loaded once; `None` (the caller skips with a
 /// printed reason) when ../shared is absent.

@@ -12,7 +12,8 @@ use anser_agent::tools::{
     compute::stats::{BinaryAssociation, Convention, SplitMix64, TwoByTwo, round6},
     sql::{GuardedDb, SqlParams},
 };
-use anser_manifest::{Benchmark, CorpusFormat, EvidenceMetric, Manifest, Route};
+use anser_gold::Benchmark;
+use anser_manifest::{CorpusFormat, EvidenceMetric, Manifest, Route};
 use anser_samples::{SampleOptions, SampleSummary, generate};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;

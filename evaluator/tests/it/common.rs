@@ -2,7 +2,7 @@
 
 use std::{path::PathBuf, sync::OnceLock};
 
-use anser_manifest::Benchmark;
+use anser_gold::Benchmark;
 
 /// `../shared` (or `$ANSER_SHARED`), or `None` after printing why the caller skips.
 pub fn shared(what: &str) -> Option<PathBuf> {

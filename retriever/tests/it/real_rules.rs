@@ -7,8 +7,9 @@
 
 use std::{collections::HashSet, sync::Arc};
 
+use anser_gold::Benchmark;
 use anser_indexer::{BuildOptions, OnnxEmbedder, build_route};
-use anser_manifest::{Benchmark, Manifest, Route};
+use anser_manifest::{Manifest, Route};
 use anser_retriever::{Engine, Retriever, SpecRetriever, evidence_list};
 use serde_json::Value;
 use unicode_normalization::UnicodeNormalization;

@@ -1,7 +1,8 @@
 //! The medium sample (benchmark scale) passes the schema check and loads; ignored by default
 //! because it writes about 280 MiB (run with `cargo test -p anser-samples --test it -- --ignored`).
 
-use anser_manifest::{Benchmark, RouteStatus, check_corpus};
+use anser_gold::Benchmark;
+use anser_manifest::{RouteStatus, check_corpus};
 use anser_samples::{SampleOptions, Size, generate};
 
 use crate::common::tempdir;

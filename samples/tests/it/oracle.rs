@@ -5,7 +5,7 @@
 //! Precision@5 = min(g, 5)/5 with g distinct gold ids).
 
 use anser_evaluator::{EvalOptions, JudgeMode, Metric, Profile, ResultsInput, evaluate};
-use anser_manifest::Benchmark;
+use anser_gold::Benchmark;
 use serde_json::json;
 
 use crate::common::sample;

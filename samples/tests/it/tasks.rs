@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use anser_manifest::{Benchmark, Manifest, TaskCounts, TaskGroup};
+use anser_gold::Benchmark;
+use anser_manifest::{Manifest, TaskCounts, TaskGroup};
 
 use crate::common::{sample, tasks};
 

@@ -1,6 +1,8 @@
-//! The scripted "competent model" of the agent tests and the overhead benchmark: for each task
-//! of the generated sample, the tool calls a model that knows the answer would make for the
-//! task's group, ending with the `answer` call. Shared by `tests/cli/agent.rs` (which checks the
+//! A mock model SCRIPTED FROM GOLD, for the agent tests and the overhead benchmark: for each task
+//! of the generated sample, the tool calls a model that knows the answer (read from the task's
+//! `anser_gold::Reference`) would make for the task's group, ending with the `answer` call. Its
+//! scores measure the tool loop and the scorer, never a method: nothing here may be reported as
+//! a result. Shared by `tests/cli/agent.rs` (which checks the
 //! results against the gold) and `agent/benches/overhead.rs` (which times the non-LLM work).
 //!
 //! - counting (legal descriptive, finance `statistic`): schema → SQL selecting the population →
@@ -19,8 +21,9 @@
 use std::collections::BTreeSet;
 
 use anser_agent::tools::answer::{AnswerSpec, answer_spec};
+use anser_gold::Reference;
 use anser_llm::{ToolCall, mock::Reply};
-use anser_manifest::{Domain, Language, Manifest, PublicTask, Reference, Split};
+use anser_manifest::{Domain, Language, Manifest, PublicTask, Split};
 use serde_json::{Value, json};
 
 /// A SQL list of string literals.
@@ -160,7 +163,7 @@ pub fn calls(step: usize, calls: Vec<(&str, Value)>) -> Reply {
 }
 
 /// The scripted model turns of one task, and the tools they call in order.
-pub fn script(task: &PublicTask, reference: &Reference) -> Vec<Reply> {
+pub fn script_from_gold(task: &PublicTask, reference: &Reference) -> Vec<Reply> {
     let ids = gold_ids(reference);
     let answer = reference.ground_truth.clone();
     let plan = plan_of(task);
