@@ -180,6 +180,8 @@ fn an_existing_output_needs_force() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "no temporary file left");
+}
+
 /// 100,000 malformed records give one stderr line per kind of warning, with its count; the
 /// evaluation file still lists every warning (as the official evaluator writes them).
 #[test]

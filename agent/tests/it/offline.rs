@@ -18,7 +18,8 @@ use anser_agent::{
     method::{Offline, SearchHit, Searcher},
     run::{GenerationStatus, TaskTrace},
 };
-use anser_manifest::{Benchmark, Domain, PublicTask, Split};
+use anser_gold::Benchmark;
+use anser_manifest::{Domain, PublicTask, Split};
 use anser_samples::{DEFAULT_SEED, SampleOptions, SampleSummary, generate};
 use serde_json::Value;
 
