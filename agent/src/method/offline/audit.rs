@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use super::{column_strings, lit};
+use super::{column_strings, lit, re};
 use crate::{Result, tools::sql::GuardedDb};
 
 /// A computed FinAuditing answer.
@@ -30,10 +30,6 @@ pub struct AuditPlan {
     pub answer: Value,
     pub evidence: Vec<Value>,
     pub plan: Value,
-}
-
-fn re(pattern: &str) -> regex::Regex {
-    regex::Regex::new(pattern).expect("static regex")
 }
 
 /// One non-dimensional fact of a filing and period.

@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use anser_manifest::{Language, PublicTask, Split};
 use serde_json::{Value, json};
 
-use super::{column_strings, legal_predictive::threshold_after};
+use super::{column_strings, legal_predictive::threshold_after, re};
 use crate::{Result, tools::sql::GuardedDb};
 
 /// A plan's outcome: an answer when one could be computed, and the evidence.
@@ -36,10 +36,6 @@ pub struct FinPlan {
     pub answer: Option<String>,
     pub evidence: Vec<Value>,
     pub plan: Value,
-}
-
-fn re(pattern: &str) -> regex::Regex {
-    regex::Regex::new(pattern).expect("static regex")
 }
 
 #[derive(Debug, Clone)]
@@ -228,7 +224,7 @@ impl Data {
         for c in &self.companies {
             let by_code = c.codes.iter().filter(|k| !k.is_empty()).find_map(|k| {
                 let pat = format!(r"[(（]{}[)）]", regex::escape(k));
-                re(&pat).find(query).map(|m| m.start())
+                regex::Regex::new(&pat).ok()?.find(query).map(|m| m.start())
             });
             let by_name = lower.find(&c.name.to_lowercase());
             if let Some(at) = by_code.or(by_name) {
@@ -246,7 +242,9 @@ impl Data {
             .iter()
             .filter(|v| match self.lang {
                 Language::Zh => v.chars().count() >= 2 && query.contains(v.as_str()),
-                Language::En => re(&format!(r"\b{}\b", regex::escape(v))).is_match(query),
+                Language::En => {
+                    regex::Regex::new(&format!(r"\b{}\b", regex::escape(v))).is_ok_and(|p| p.is_match(query))
+                }
             })
             .cloned()
             .collect();

@@ -48,6 +48,16 @@ use crate::{
     tools::sql::{GuardedDb, SqlParams},
 };
 
+/// A literal pattern of the planner, compiled once per process, so a pattern used inside a loop
+/// over companies, facts or rules is not compiled again on every pass. Patterns built from
+/// corpus values (escaped names and codes) are compiled where they are made, not kept here.
+fn re(pattern: &'static str) -> regex::Regex {
+    static COMPILED: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<&'static str, regex::Regex>>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut compiled = COMPILED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    compiled.entry(pattern).or_insert_with(|| regex::Regex::new(pattern).expect("static regex")).clone()
+}
+
 /// The planner's SQL limits: whole populations and dictionaries are read, so more rows and
 /// time than an LLM's tool call gets; text cells keep the tool's default length (enough for
 /// the decision texts the Chinese matcher contrasts).
