@@ -102,3 +102,11 @@ impl From<polars::prelude::PolarsError> for Error {
         Error::Compute(e.to_string())
     }
 }
+
+impl From<anser_record::Error> for Error {
+    fn from(e: anser_record::Error) -> Self {
+        match e {
+            anser_record::Error::Manifest(e) => Error::Manifest(e),
+        }
+    }
+}

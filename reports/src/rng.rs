@@ -74,6 +74,27 @@ mod tests {
     }
 
     #[test]
+    fn seeded_stream_is_pinned() {
+        // The first outputs of `Rng::new(20260101)` (and SplitMix64 of 0) as the hand-written
+        // generators gave them before the crate implementations replaced them: every
+        // bootstrap and permutation test of earlier reports depends on this stream.
+        let mut r = Rng::new(20_260_101);
+        let got: Vec<u64> = (0..5).map(|_| r.next_u64()).collect();
+        assert_eq!(
+            got,
+            [
+                6_332_780_174_000_220_894,
+                12_543_275_776_149_051_043,
+                34_711_071_102_197_583,
+                10_967_436_174_577_842_923,
+                17_608_665_420_244_242_308
+            ]
+        );
+        let mut sm = SplitMix64::new(0);
+        assert_eq!([sm.next_u64(), sm.next_u64()], [16_294_208_416_658_607_535, 7_960_286_522_194_355_700]);
+    }
+
+    #[test]
     fn xoshiro_reference_vector() {
         // xoshiro256starstar.c with s = {1, 2, 3, 4}: the first outputs.
         let mut r = Rng { s: [1, 2, 3, 4] };

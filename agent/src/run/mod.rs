@@ -22,7 +22,6 @@
 //! that is shutting down), journals those that finished anyway, writes `results.json` and
 //! reports.
 
-mod record;
 mod trace;
 
 use std::{
@@ -38,7 +37,10 @@ use anser_runstore::{
     write_json_atomic,
 };
 use indicatif::ProgressBar;
-pub use record::{GenerationStatus, ResultRecord, StageCost, Stages, round6};
+pub use anser_record::{
+    GenerationStatus, JOURNAL_FILE, METADATA_FILE, RESULTS_FILE, RETRIED_RESULTS_FILE, RETRIED_TRACE_FILE,
+    ResultRecord, SELECTION_FILE, StageCost, Stages, TRACE_FILE, round6,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 pub use trace::{Stage, TaskTrace, TraceEvent, TraceWriter, unix_now};
@@ -47,17 +49,6 @@ use crate::{
     Error, Result,
     method::{Solved, Solver},
 };
-
-/// File names inside a run directory.
-pub const SELECTION_FILE: &str = "selection.json";
-pub const METADATA_FILE: &str = "metadata.json";
-pub const RESULTS_FILE: &str = "results.json";
-pub const JOURNAL_FILE: &str = "results.journal.jsonl";
-pub const TRACE_FILE: &str = "trace.jsonl";
-/// Records of failed attempts that a resume retried (history; not scored).
-pub const RETRIED_RESULTS_FILE: &str = "results.retried.jsonl";
-/// Trace lines of those attempts.
-pub const RETRIED_TRACE_FILE: &str = "trace.retried.jsonl";
 
 /// How often `results.json` is rewritten from the journal while a run is going.
 pub const RESULTS_REWRITE_INTERVAL: Duration = Duration::from_secs(2);

@@ -7,62 +7,13 @@
 //! the run loop writes a task's trace *before* its journal line: a journaled task always has its
 //! trace, and trace lines without a journal line (a crash in between) are dropped on resume.
 
-use std::{
-    io::Write,
-    path::Path,
-    sync::Mutex,
-    time::{Instant, SystemTime, UNIX_EPOCH},
-};
+use std::{io::Write, path::Path, sync::Mutex, time::Instant};
 
-use serde::{Deserialize, Serialize};
+pub use anser_record::trace::{Stage, TraceEvent, TraceLineId, unix_now};
+use anser_record::Stages;
 use serde_json::Value;
 
-use super::record::{StageCost, Stages};
 use crate::{Error, Result};
-
-/// Which cost bucket an event belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    Retrieval,
-    Sql,
-    Compute,
-    Llm,
-    /// Task bookkeeping (start, end, answer validation).
-    Task,
-}
-
-/// One trace line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TraceEvent {
-    /// Unix time in seconds when the event finished.
-    pub ts: f64,
-    pub task_id: String,
-    /// `task_start`, `task_end`, `llm_call`, `retrieval`, `tool_call`, `budget`, ...
-    pub event: String,
-    pub stage: Stage,
-    /// Wall time of the event in seconds (0 for instantaneous events).
-    pub seconds: f64,
-    /// Tokens the event consumed (LLM calls only).
-    #[serde(default)]
-    pub tokens: u64,
-    /// Event-specific details (model, tool name, arguments, result size, attempts, ...).
-    #[serde(default)]
-    pub detail: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// Seconds since the Unix epoch.
-pub fn unix_now() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
-}
-
-/// Just the task id of a trace line (to filter lines without parsing their details).
-#[derive(Deserialize)]
-pub(crate) struct TraceLineId {
-    pub task_id: String,
-}
 
 /// The events of one task, in order.
 #[derive(Debug)]
@@ -105,20 +56,7 @@ impl TaskTrace {
 
     /// Per-stage sums of this task's events.
     pub fn stages(&self) -> Stages {
-        let mut s = Stages::default();
-        for e in &self.events {
-            let bucket: &mut StageCost = match e.stage {
-                Stage::Retrieval => &mut s.retrieval,
-                Stage::Sql => &mut s.sql,
-                Stage::Compute => &mut s.compute,
-                Stage::Llm => &mut s.llm,
-                Stage::Task => continue,
-            };
-            bucket.calls += 1;
-            bucket.seconds += e.seconds;
-            bucket.tokens += e.tokens;
-        }
-        s
+        Stages::of_events(&self.events)
     }
 
     pub fn events(&self) -> &[TraceEvent] {

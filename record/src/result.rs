@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::trace::{Stage, TraceEvent};
+
 /// How a task's generation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,6 +46,32 @@ pub struct Stages {
     pub sql: StageCost,
     pub compute: StageCost,
     pub llm: StageCost,
+}
+
+impl Stages {
+    /// The bucket of `stage` (`None` for task bookkeeping, which costs nothing).
+    pub fn stage_mut(&mut self, stage: Stage) -> Option<&mut StageCost> {
+        match stage {
+            Stage::Retrieval => Some(&mut self.retrieval),
+            Stage::Sql => Some(&mut self.sql),
+            Stage::Compute => Some(&mut self.compute),
+            Stage::Llm => Some(&mut self.llm),
+            Stage::Task => None,
+        }
+    }
+
+    /// Per-stage sums of a task's trace events.
+    pub fn of_events<'a>(events: impl IntoIterator<Item = &'a TraceEvent>) -> Stages {
+        let mut s = Stages::default();
+        for e in events {
+            if let Some(bucket) = s.stage_mut(e.stage) {
+                bucket.calls += 1;
+                bucket.seconds += e.seconds;
+                bucket.tokens += e.tokens;
+            }
+        }
+        s
+    }
 }
 
 /// One task's result.
