@@ -33,7 +33,9 @@ use std::{
     time::Instant,
 };
 
-use anser_gold::Benchmark;
+/// The gold benchmark the evaluator scores against (re-exported so that readers of results
+/// need not depend on the gold crate themselves).
+pub use anser_gold::Benchmark;
 
 pub use crate::{
     bertscore::{BertScoreOverhead, BertScorer},

@@ -18,6 +18,9 @@ pub mod files;
 pub mod result;
 pub mod trace;
 
+/// The task types a run directory names: `selection.json` holds public tasks, records carry
+/// their group and route.
+pub use anser_manifest::{PublicTask, Route, TaskGroup};
 pub use error::{Error, Result};
 pub use evidence::{EvidenceCheck, shape_evidence};
 pub use files::*;

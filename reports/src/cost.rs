@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anser_agent::run::{Stage, TraceEvent};
+use anser_record::{Stage, StageCost, TraceEvent};
 use anser_evaluator::report::percentile;
 
 use crate::{rundir::RunData, stats::mean};
@@ -118,7 +118,7 @@ pub fn cost(run: &RunData, events: Option<&[TraceEvent]>) -> CostReport {
         .iter()
         .map(|r| {
             let from =
-                |c: anser_agent::run::StageCost| TaskStage { calls: c.calls, seconds: c.seconds, tokens: c.tokens };
+                |c: StageCost| TaskStage { calls: c.calls, seconds: c.seconds, tokens: c.tokens };
             TaskCost {
                 id: r.id.clone(),
                 group: r.group.clone(),

@@ -22,14 +22,6 @@ pub enum Error {
     #[error(transparent)]
     Evaluator(#[from] anser_evaluator::Error),
 
-    /// The task files could not be loaded.
-    #[error(transparent)]
-    Manifest(#[from] anser_manifest::Error),
-
-    /// An output file could not be written.
-    #[error(transparent)]
-    Store(#[from] anser_runstore::Error),
-
     /// A chart could not be drawn (a bug in this crate, not in the data).
     #[error("cannot draw chart {chart}: {message}")]
     Chart { chart: String, message: String },
@@ -49,8 +41,6 @@ impl Error {
         match self {
             Self::RunFile { .. } | Self::Param(_) | Self::Io(_) => true,
             Self::Evaluator(e) => e.is_user_error(),
-            Self::Manifest(e) => e.is_user_error(),
-            Self::Store(e) => e.is_user_error(),
             Self::Chart { .. } => false,
         }
     }

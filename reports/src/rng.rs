@@ -1,37 +1,30 @@
-//! A small deterministic random number generator (xoshiro256** seeded through SplitMix64).
+//! A small deterministic random number generator: xoshiro256** seeded through SplitMix64, from
+//! `rand_xoshiro` (Blackman & Vigna, "Scrambled linear pseudorandom number generators", 2018).
 //!
 //! The statistics must give the same numbers on every machine and with every version of this
-//! workspace, so the generator is written out here rather than taken from a crate whose stream
-//! may change between releases. Reference: Blackman & Vigna, "Scrambled linear pseudorandom
-//! number generators" (2018); the test vectors below come from their reference C code.
+//! workspace. Both algorithms are fixed by their published reference code, which the tests pin
+//! (reference vectors and the stream of a seed as the earlier hand-written generators gave it),
+//! so a crate update that changed the stream would fail them.
 
-/// SplitMix64 (expands one 64-bit seed into the xoshiro state) is the agent's statistics
-/// generator, the same published algorithm.
-pub use anser_agent::tools::compute::stats::SplitMix64;
+use rand_xoshiro::{
+    Xoshiro256StarStar,
+    rand_core::{Rng as _, SeedableRng},
+};
 
 /// xoshiro256**.
 #[derive(Debug, Clone)]
 pub struct Rng {
-    s: [u64; 4],
+    inner: Xoshiro256StarStar,
 }
 
 impl Rng {
     /// A generator whose state is four SplitMix64 outputs of `seed`.
     pub fn new(seed: u64) -> Rng {
-        let mut sm = SplitMix64::new(seed);
-        Rng { s: [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()] }
+        Rng { inner: Xoshiro256StarStar::seed_from_u64(seed) }
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
+        self.inner.next_u64()
     }
 
     /// A uniform integer in `0..n` (`n > 0`), without modulo bias (Lemire's method).
@@ -62,12 +55,14 @@ pub fn stable_hash(parts: &[&str]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use rand_xoshiro::SplitMix64;
+
     use super::*;
 
     #[test]
     fn splitmix_reference_vector() {
         // splitmix64.c with x = 1234567: the first outputs.
-        let mut sm = SplitMix64::new(1_234_567);
+        let mut sm = SplitMix64::seed_from_u64(1_234_567);
         assert_eq!(sm.next_u64(), 6_457_827_717_110_365_317);
         assert_eq!(sm.next_u64(), 3_203_168_211_198_807_973);
         assert_eq!(sm.next_u64(), 9_817_491_932_198_370_423);
@@ -90,14 +85,18 @@ mod tests {
                 17_608_665_420_244_242_308
             ]
         );
-        let mut sm = SplitMix64::new(0);
+        let mut sm = SplitMix64::seed_from_u64(0);
         assert_eq!([sm.next_u64(), sm.next_u64()], [16_294_208_416_658_607_535, 7_960_286_522_194_355_700]);
     }
 
     #[test]
     fn xoshiro_reference_vector() {
         // xoshiro256starstar.c with s = {1, 2, 3, 4}: the first outputs.
-        let mut r = Rng { s: [1, 2, 3, 4] };
+        let mut seed = [0u8; 32];
+        for (chunk, word) in seed.chunks_exact_mut(8).zip([1u64, 2, 3, 4]) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        let mut r = Rng { inner: Xoshiro256StarStar::from_seed(seed) };
         let got: Vec<u64> = (0..5).map(|_| r.next_u64()).collect();
         assert_eq!(got, [11_520, 0, 1_509_978_240, 1_215_971_899_390_074_240, 1_216_172_134_540_287_360]);
     }

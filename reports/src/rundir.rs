@@ -7,9 +7,10 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use anser_agent::run::{METADATA_FILE, RESULTS_FILE, ResultRecord, SELECTION_FILE, TRACE_FILE, TraceEvent};
+use anser_record::{
+    METADATA_FILE, PublicTask, RESULTS_FILE, ResultRecord, Route, SELECTION_FILE, TRACE_FILE, TaskGroup, TraceEvent,
+};
 use anser_evaluator::{Evaluation, Metric};
-use anser_manifest::{PublicTask, Route, TaskGroup};
 use serde_json::Value;
 
 use crate::{Error, Result};
@@ -356,7 +357,7 @@ impl RunData {
 
     /// Score `results.json` with the evaluator (card profile, judge skipped, no BERTScore) and
     /// keep the per-task scores; `corpus_root` enables the regulatory-rule id lookup.
-    pub fn score(&mut self, bench: &anser_gold::Benchmark, corpus_root: Option<PathBuf>) -> Result<()> {
+    pub fn score(&mut self, bench: &anser_evaluator::Benchmark, corpus_root: Option<PathBuf>) -> Result<()> {
         use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate};
         let input = ResultsInput::Path { input: self.dir.join(RESULTS_FILE), output: None };
         let options = EvalOptions { profile: Profile::Card, corpus_root, judge: JudgeMode::Skip, bertscore: None };

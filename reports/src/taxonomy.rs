@@ -19,12 +19,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anser_agent::{
-    run::{GenerationStatus, ResultRecord},
-    tools::answer::shape_evidence,
-};
+use anser_record::{GenerationStatus, PublicTask, ResultRecord, shape_evidence};
 use anser_evaluator::Metric;
-use anser_manifest::PublicTask;
 
 use crate::rundir::{RunData, TaskScore};
 

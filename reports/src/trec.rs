@@ -11,12 +11,12 @@
 use std::fmt::Write as _;
 
 use anser_evaluator::{
+    Benchmark,
     evidence::{Canonicalizer, EvidenceScope, RuleIndex},
     pyjson::Py,
     score::uses_population,
 };
-use anser_gold::Benchmark;
-use anser_manifest::TaskGroup;
+use anser_record::{PublicTask, TaskGroup};
 use serde_json::Value;
 
 use crate::{Error, Result, rundir::RunData};
@@ -56,7 +56,7 @@ pub fn trec_id(id: &str) -> String {
 pub fn export(run: &RunData, bench: &Benchmark, rules: Option<&RuleIndex>) -> Result<TrecExport> {
     let tag = trec_id(&run.name);
     let mut out = TrecExport::default();
-    let tasks: std::collections::HashMap<&str, &anser_manifest::PublicTask> =
+    let tasks: std::collections::HashMap<&str, &PublicTask> =
         bench.tasks().iter().map(|t| (t.id.as_str(), t)).collect();
     let mut seen = std::collections::HashSet::new();
     for (i, record) in run.raw_results.iter().enumerate() {

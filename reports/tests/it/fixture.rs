@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anser_gold::Benchmark;
+use anser_evaluator::Benchmark;
 use anser_reports::RunData;
 use serde_json::Value;
 

@@ -57,7 +57,7 @@ fn stage_cost_sums_the_trace() {
     let report = build(&run, &StatsParams::default()).expect("builds");
     assert!(report.cost.from_trace);
     let task = report.cost.tasks.iter().find(|t| t.id == "finance_en_descriptive_1").expect("task");
-    let sql = STAGES.iter().position(|s| *s == anser_agent::run::Stage::Sql).expect("sql");
+    let sql = STAGES.iter().position(|s| *s == anser_record::Stage::Sql).expect("sql");
     assert_eq!(task.stages[sql].calls, 2);
     assert!((task.stages[sql].seconds - 0.032).abs() < 1e-12);
     // finance_en_descriptive: retrieval 0.031 s and 0 s → mean 0.0155, p50 0.0155, p95 0.02945.
