@@ -13,11 +13,17 @@
 //!
 //! The official name (`xlm-roberta-large`, layer unknown) cannot be downloaded here, so the
 //! model directory is written into the evaluation file next to the scores.
+//!
+//! The encoder (ONNX Runtime through `anser-encoder`) sits behind the `bertscore` feature: the
+//! matching below is plain arithmetic, and a build without the feature reports the metric
+//! unavailable with the reason instead of linking ONNX Runtime into every reader of results.
 
 use std::path::Path;
 
+#[cfg(feature = "bertscore")]
 use anser_encoder::{Encoder, EncoderConfig, TokenOutput};
 
+#[cfg(feature = "bertscore")]
 use crate::{Error, Result};
 
 /// Texts encoded per encoder call.
@@ -38,12 +44,35 @@ pub struct BertScoreOverhead {
     pub seconds: f64,
 }
 
+/// F1 of every (candidate, reference) pair with the encoder in `dir`, or the reason each one is
+/// unavailable (the encoder cannot be loaded or run, or this build has no encoder).
+pub fn f1_with_model(dir: &Path, pairs: &[(String, String)]) -> Vec<Result<f64, String>> {
+    #[cfg(feature = "bertscore")]
+    {
+        match BertScorer::load(dir) {
+            Ok(scorer) => scorer.f1_batch(pairs),
+            Err(e) => vec![Err(e.to_string()); pairs.len()],
+        }
+    }
+    #[cfg(not(feature = "bertscore"))]
+    {
+        let reason = format!(
+            "this build has no BERTScore encoder for {} (build anser-evaluator with its `bertscore` feature, as the \
+             `anser` binary does)",
+            dir.display()
+        );
+        vec![Err(reason); pairs.len()]
+    }
+}
+
 /// A loaded encoder that scores pairs.
+#[cfg(feature = "bertscore")]
 #[derive(Debug)]
 pub struct BertScorer {
     encoder: Encoder,
 }
 
+#[cfg(feature = "bertscore")]
 impl BertScorer {
     /// Load `dir` (the ONNX Runtime library comes from `ORT_DYLIB_PATH`).
     pub fn load(dir: &Path) -> Result<BertScorer> {
@@ -89,6 +118,7 @@ pub struct TokenVectors {
 }
 
 impl TokenVectors {
+    #[cfg(feature = "bertscore")]
     pub fn from_output(tokens: &TokenOutput) -> TokenVectors {
         let rows = (0..tokens.len())
             .map(|i| {

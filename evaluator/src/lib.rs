@@ -37,8 +37,10 @@ use std::{
 /// need not depend on the gold crate themselves).
 pub use anser_gold::Benchmark;
 
+#[cfg(feature = "bertscore")]
+pub use crate::bertscore::BertScorer;
 pub use crate::{
-    bertscore::{BertScoreOverhead, BertScorer},
+    bertscore::BertScoreOverhead,
     error::{Error, Result},
     judge::{JudgeOverhead, JudgeSettings},
     prompts::{JudgeTemplate, Prompts},
@@ -342,10 +344,7 @@ fn evaluate_sources(
         let scores: Vec<std::result::Result<f64, String>> = match &options.bertscore {
             Some(dir) => {
                 bertscore_model = Some(dir.display().to_string());
-                match BertScorer::load(dir) {
-                    Ok(scorer) => scorer.f1_batch(&pairs),
-                    Err(e) => vec![Err(e.to_string()); pairs.len()],
-                }
+                bertscore::f1_with_model(dir, &pairs)
             }
             None => {
                 vec![

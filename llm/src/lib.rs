@@ -53,11 +53,13 @@
 //! (never the key). [`CacheMode::ReadWrite`] records; [`CacheMode::Replay`] answers only from
 //! disk and fails on the first miss with [`Error::ReplayMiss`]. Writes are atomic.
 //!
-//! # Mock server
+//! # Mock server (feature `mock`)
 //!
-//! [`mock::MockServer`] serves `/v1/chat/completions` and `/v1/embeddings` on 127.0.0.1 with
-//! deterministic default answers, scripted [`mock::Rule`]s, injected [`mock::Fault`]s and a
-//! record of every request; `anser mock-llm --port P --delay-ms D` runs it by hand.
+//! `mock::MockServer` serves `/v1/chat/completions` and `/v1/embeddings` on 127.0.0.1 with
+//! deterministic default answers, scripted `mock::Rule`s, injected `mock::Fault`s and a
+//! record of every request; `anser mock-llm --port P --delay-ms D` runs it by hand. It is test
+//! tooling behind the `mock` feature (enabled by the `anser` binary and by the dev-dependencies
+//! of the crates whose tests use it), so a default build of this library links no axum.
 
 mod cache;
 mod chat;
@@ -65,6 +67,7 @@ mod client;
 mod config;
 mod embed;
 mod error;
+#[cfg(feature = "mock")]
 pub mod mock;
 pub mod retry;
 mod usage;
