@@ -8,6 +8,8 @@
 mod error;
 pub mod method;
 pub mod run;
+mod solver;
 pub mod tools;
+mod trace;
 
 pub use error::{Error, Result};

@@ -360,7 +360,7 @@ impl ChatResponse {
     /// Parses a response body; the error says what is missing.
     pub fn parse(body: &Value) -> std::result::Result<Self, String> {
         if let Some(err) = body.get("error").filter(|e| !e.is_null()) {
-            return Err(format!("the body is an error object: {}", crate::client::error_message(err)));
+            return Err(format!("the body is an error object: {}", crate::error::error_message(err)));
         }
         let choice = body
             .get("choices")

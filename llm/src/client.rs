@@ -11,7 +11,7 @@ use crate::cache::{CacheMode, ResponseCache};
 use crate::chat::{ChatOutcome, ChatRequest, ChatResponse};
 use crate::config::EndpointConfig;
 use crate::embed::{EmbeddingOutcome, EmbeddingRequest, parse_embeddings};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, error_message};
 use crate::retry::{Attempt, JitterRng, RetryPolicy, is_retryable_status, parse_retry_after};
 use crate::usage::{Usage, estimate_tokens};
 
@@ -384,14 +384,6 @@ fn server_message(bytes: &[u8]) -> String {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(v) => v.get("error").map_or_else(|| snippet(bytes), error_message),
         Err(_) => snippet(bytes),
-    }
-}
-
-/// `error.message` (or the error value itself) of an OpenAI-style error object.
-pub(crate) fn error_message(err: &Value) -> String {
-    match err {
-        Value::String(s) => s.clone(),
-        other => other.get("message").and_then(Value::as_str).map_or_else(|| other.to_string(), str::to_string),
     }
 }
 

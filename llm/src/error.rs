@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use crate::retry::Attempt;
+use serde_json::Value;
+
+use crate::attempt::Attempt;
 
 /// Result alias of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -97,5 +99,13 @@ impl Error {
             Error::Status { status, .. } => matches!(status, 400 | 401 | 403 | 404 | 413 | 422),
             Error::Exhausted { .. } | Error::Malformed { .. } | Error::Io(_) | Error::Setup(_) => false,
         }
+    }
+}
+
+/// `error.message` (or the error value itself) of an OpenAI-style error object.
+pub(crate) fn error_message(err: &Value) -> String {
+    match err {
+        Value::String(s) => s.clone(),
+        other => other.get("message").and_then(Value::as_str).map_or_else(|| other.to_string(), str::to_string),
     }
 }

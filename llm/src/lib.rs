@@ -61,6 +61,7 @@
 //! tooling behind the `mock` feature (enabled by the `anser` binary and by the dev-dependencies
 //! of the crates whose tests use it), so a default build of this library links no axum.
 
+mod attempt;
 mod cache;
 mod chat;
 mod client;

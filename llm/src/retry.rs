@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::attempt::Attempt;
 use crate::error::{Error, Result};
 
 /// Attempts per call, the first one included (1 + 3 retries, as ANSER's `--embedding-max-retries 3`).
@@ -145,23 +146,6 @@ impl JitterRng {
     pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
-}
-
-/// One HTTP attempt of a call, for traces.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Attempt {
-    /// 1-based attempt number.
-    pub attempt: u32,
-    /// HTTP status, when a response arrived.
-    pub status: Option<u16>,
-    /// What went wrong, when something did (never contains the key).
-    pub error: Option<String>,
-    /// Wall time of the attempt, milliseconds.
-    pub latency_ms: f64,
-    /// `Retry-After` the server asked for, milliseconds.
-    pub retry_after_ms: Option<u64>,
-    /// Time waited after this attempt before the next one, milliseconds (`None` for the last).
-    pub wait_ms: Option<u64>,
 }
 
 #[cfg(test)]

@@ -152,7 +152,6 @@ pub fn shape_evidence(task: &PublicTask, items: &[Value]) -> Result<EvidenceChec
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use anser_manifest::TaskGroup;

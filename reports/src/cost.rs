@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anser_record::{Stage, StageCost, TraceEvent};
 use anser_evaluator::report::percentile;
+use anser_record::{Stage, StageCost, TraceEvent};
 
 use crate::{rundir::RunData, stats::mean};
 
@@ -117,8 +117,7 @@ pub fn cost(run: &RunData, events: Option<&[TraceEvent]>) -> CostReport {
         .results
         .iter()
         .map(|r| {
-            let from =
-                |c: StageCost| TaskStage { calls: c.calls, seconds: c.seconds, tokens: c.tokens };
+            let from = |c: StageCost| TaskStage { calls: c.calls, seconds: c.seconds, tokens: c.tokens };
             TaskCost {
                 id: r.id.clone(),
                 group: r.group.clone(),

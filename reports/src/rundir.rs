@@ -7,10 +7,10 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use anser_evaluator::{Evaluation, Metric};
 use anser_record::{
     METADATA_FILE, PublicTask, RESULTS_FILE, ResultRecord, Route, SELECTION_FILE, TRACE_FILE, TaskGroup, TraceEvent,
 };
-use anser_evaluator::{Evaluation, Metric};
 use serde_json::Value;
 
 use crate::{Error, Result};

@@ -19,8 +19,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use anser_record::{GenerationStatus, PublicTask, ResultRecord, shape_evidence};
 use anser_evaluator::Metric;
+use anser_record::{GenerationStatus, PublicTask, ResultRecord, shape_evidence};
 
 use crate::rundir::{RunData, TaskScore};
 

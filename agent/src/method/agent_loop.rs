@@ -32,12 +32,12 @@ use super::{
 };
 use crate::{
     Error, Result,
-    run::{GenerationStatus, Stage, TaskTrace},
     tools::{
         answer::check_final,
         compute::{ComputeRequest, Table, compute},
         sql::{GuardedDb, SqlParams, SqlResult},
     },
+    trace::{GenerationStatus, Stage, TaskTrace},
 };
 
 /// Default number of model turns per task.

@@ -20,8 +20,8 @@ use super::{
     vanilla::generate,
 };
 use crate::{
-    run::{GenerationStatus, Stage, TaskTrace},
     tools::boundary::Boundary,
+    trace::{GenerationStatus, Stage, TaskTrace},
 };
 
 /// Retrieval depth of counting/statistic tasks.

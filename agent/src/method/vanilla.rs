@@ -13,7 +13,7 @@ use super::{
     output::{AnswerContract, extract_answer},
     prompt::{SYSTEM_PROMPT, user_prompt},
 };
-use crate::run::{GenerationStatus, Stage, TaskTrace};
+use crate::trace::{GenerationStatus, Stage, TaskTrace};
 
 /// The vanilla method.
 #[derive(Debug)]

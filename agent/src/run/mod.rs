@@ -22,8 +22,6 @@
 //! that is shutting down), journals those that finished anyway, writes `results.json` and
 //! reports.
 
-mod trace;
-
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
     path::{Path, PathBuf},
@@ -32,22 +30,22 @@ use std::{
 };
 
 use anser_manifest::{PublicTask, SelectionEntry};
+pub use anser_record::{
+    GenerationStatus, JOURNAL_FILE, METADATA_FILE, RESULTS_FILE, RETRIED_RESULTS_FILE, RETRIED_TRACE_FILE,
+    ResultRecord, SELECTION_FILE, Stage, StageCost, Stages, TRACE_FILE, TraceEvent, round6, unix_now,
+};
 use anser_runstore::{
     FingerprintSet, Journal, OpenMode, RunDir, RunName, read_journal_by_key, retain_lines, rewrite_journal,
     write_json_atomic,
 };
 use indicatif::ProgressBar;
-pub use anser_record::{
-    GenerationStatus, JOURNAL_FILE, METADATA_FILE, RESULTS_FILE, RETRIED_RESULTS_FILE, RETRIED_TRACE_FILE,
-    ResultRecord, SELECTION_FILE, StageCost, Stages, TRACE_FILE, round6,
-};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-pub use trace::{Stage, TaskTrace, TraceEvent, TraceWriter, unix_now};
 
+pub use crate::trace::{TaskTrace, TraceWriter};
 use crate::{
     Error, Result,
-    method::{Solved, Solver},
+    solver::{Solved, Solver},
 };
 
 /// How often `results.json` is rewritten from the journal while a run is going.
@@ -233,7 +231,7 @@ fn set_aside(dir: &RunDir, failed: &[ResultRecord], kept: &[ResultRecord]) -> Re
 
 /// The task id of one trace line, if it parses.
 fn task_of_line(line: &[u8]) -> Option<String> {
-    serde_json::from_slice::<trace::TraceLineId>(line).ok().map(|t| t.task_id)
+    serde_json::from_slice::<anser_record::trace::TraceLineId>(line).ok().map(|t| t.task_id)
 }
 
 /// Drop trace lines whose task has no journal record (written before a crash that came before

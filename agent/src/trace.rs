@@ -9,8 +9,9 @@
 
 use std::{io::Write, path::Path, sync::Mutex, time::Instant};
 
-pub use anser_record::trace::{Stage, TraceEvent, TraceLineId, unix_now};
-use anser_record::Stages;
+/// The record types a method needs next to its trace.
+pub use anser_record::{GenerationStatus, Stage};
+use anser_record::{Stages, TraceEvent, unix_now};
 use serde_json::Value;
 
 use crate::{Error, Result};
