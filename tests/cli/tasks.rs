@@ -332,6 +332,9 @@ fn dependency_check_fails_when_the_run_path_reaches_gold() {
         ("anser-gold", "anser-manifest", None),
         ("anser-evaluator", "anser-gold", None),
         ("anser-agent", "anser-gold", Some("dev")),
+        ("anser-reports", "anser-evaluator", None),
+        ("anser-reports", "anser-record", None),
+        ("anser-record", "anser-manifest", None),
     ];
     let good = write("good.json", &metadata(&base));
     let out = check_deps(python, &["--metadata", &good]);
@@ -354,10 +357,109 @@ fn dependency_check_fails_when_the_run_path_reaches_gold() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
 
-/// The workspace itself: no crate of the run path can reach `anser-gold` (also run by `.ci/run`).
+/// The run-record layering: reports and the record crate never reach the agent (the graph before
+/// the record crate had reports -> agent), the record crate reaches no engine, and a default
+/// build of a library links no test-only code (checked on saved `cargo tree` output).
+#[test]
+fn dependency_check_enforces_the_record_layering() {
+    let Some(python) = python3("the crate graph check") else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = |name: &str| tmp.path().join(name).to_str().expect("utf8").to_string();
+    let write = |name: &str, text: &str| std::fs::write(tmp.path().join(name), text).expect("write");
+    let layered = [
+        ("anser-agent", "anser-record", None),
+        ("anser-agent", "polars", None),
+        ("anser-agent", "anser-llm", None),
+        ("anser-agent", "anser-retriever", None),
+        ("anser-retriever", "anser-indexer", None),
+        ("anser-llm", "axum", None),
+        ("anser-evaluator", "anser-gold", None),
+        ("anser-reports", "anser-evaluator", None),
+        ("anser-reports", "anser-record", None),
+        ("anser-record", "anser-manifest", None),
+        ("anser-reports", "anser-agent", Some("dev")),
+    ];
+    write("good.json", &metadata(&layered).to_string());
+    let out = check_deps(python, &["--metadata", &path("good.json")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("default-build rule(s) not checked"), "{}", stdout(&out));
+
+    // The old graph: reports read records through the agent.
+    let mut old = layered.to_vec();
+    old.push(("anser-reports", "anser-agent", None));
+    write("old.json", &metadata(&old).to_string());
+    let out = check_deps(python, &["--metadata", &path("old.json")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("anser-reports must not depend on anser-agent: anser-reports -> anser-agent"));
+    assert!(!stderr(&out).contains("anser-record must not"), "{}", stderr(&out));
+
+    let mut heavy = layered.to_vec();
+    heavy.push(("anser-record", "anser-runstore", None));
+    heavy.push(("anser-runstore", "polars", None));
+    write("heavy.json", &metadata(&heavy).to_string());
+    let out = check_deps(python, &["--metadata", &path("heavy.json")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("anser-record must not depend on polars: anser-record -> anser-runstore -> polars"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Default builds, from saved `cargo tree --prefix depth -f {p}` output.
+    std::fs::create_dir(tmp.path().join("trees")).expect("mkdir");
+    let trees = path("trees");
+    let tree = |name: &str, text: &str| std::fs::write(tmp.path().join("trees").join(name), text).expect("write");
+    tree("anser-llm.txt", "0anser-llm v0.1.0 (/ws/llm)\n1serde v1.0.0\n1reqwest v0.13.5\n2tokio v1.0.0\n");
+    let rule = ["--no-defaults", "--forbid-default", "anser-llm:axum", "--tree-dir", &trees];
+    let out = check_deps(python, &[&["--metadata", &path("good.json")][..], &rule].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("1 rule(s) hold"), "{}", stdout(&out));
+    tree("anser-llm.txt", "0anser-llm v0.1.0 (/ws/llm)\n1serde v1.0.0\n1axum v0.8.0\n2tokio v1.0.0\n");
+    let out = check_deps(python, &[&["--metadata", &path("good.json")][..], &rule].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("default build of anser-llm must not link axum: anser-llm -> axum"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The workspace itself: no crate of the run path can reach `anser-gold`, reports and the record
+/// crate keep their layering, and default library builds link no test-only code (also run by
+/// `.ci/run`).
 #[test]
 fn this_workspace_keeps_gold_out_of_the_run_path() {
     let Some(python) = python3("the crate graph check") else { return };
     let out = check_deps(python, &[]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+}
+
+/// The module-cycle check finds a cycle between top-level modules (through a `use crate::{..}`
+/// group) and passes on this workspace, which had three (`agent::method` <-> `agent::run`,
+/// `llm::chat` <-> `llm::client`, `llm::error` <-> `llm::retry`). Also run by `.ci/run`.
+#[test]
+fn module_cycle_check_finds_cycles_and_this_workspace_has_none() {
+    let Some(python) = python3("the module cycle check") else { return };
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check-module-cycles.py");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(src.join("run")).expect("mkdir");
+    std::fs::write(src.join("lib.rs"), "mod method;\nmod run;\nmod trace;\n").expect("write");
+    std::fs::write(src.join("trace.rs"), "pub struct TaskTrace;\n").expect("write");
+    std::fs::write(src.join("method.rs"), "use crate::trace::TaskTrace;\n// crate::run is not named here\n")
+        .expect("write");
+    std::fs::write(src.join("run/mod.rs"), "use crate::{\n    trace::TaskTrace,\n    method::Solver,\n};\n")
+        .expect("write");
+    let run = |dir: &std::path::Path| {
+        std::process::Command::new(python).arg(&script).arg(dir).output().expect("check-module-cycles runs")
+    };
+    let out = run(&src);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    std::fs::write(src.join("method.rs"), "use crate::{run::Stage, trace::TaskTrace};\n").expect("write");
+    let out = run(&src);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("method <-> run"), "{}", stdout(&out));
+
+    let out = std::process::Command::new(python).arg(&script).output().expect("check-module-cycles runs");
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
 }
