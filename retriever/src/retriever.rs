@@ -288,7 +288,7 @@ impl SpecRetriever {
                 let built: Vec<Analyzer> = index.fingerprint.bm25.iter().map(|p| p.analyzer).collect();
                 let analyzer = analyzer.unwrap_or_else(|| RetrieverSpec::default_analyzer(route, &built));
                 let (bm25, built) = index.bm25(Some(analyzer))?;
-                let params = Bm25Params::new(k1.unwrap_or(built.k1), b.unwrap_or(built.b), built.idf)?;
+                let params = Bm25Params::new(k1.unwrap_or(built.k1()), b.unwrap_or(built.b()), built.idf_kind())?;
                 bm25.search_filtered(query, k, &params, filter)?
             }
             RetrieverSpec::Dense { exact } => {
