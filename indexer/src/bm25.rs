@@ -346,7 +346,7 @@ impl Bm25Index {
                 weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n) });
             }
         }
-        Ok(Bm25Query { terms: weighted, params: *params, filter: *filter, corpus: self.corpus.clone() })
+        Ok(Bm25Query { terms: weighted, params: *params, filter: *filter, units: None, corpus: self.corpus.clone() })
     }
 
     /// The `k` best units for `query` (only units matching at least one term), best first.
@@ -390,7 +390,12 @@ impl Bm25Index {
         params: &Bm25Params,
         filter: &UnitFilter,
     ) -> Result<(Vec<Scored>, PruneStats)> {
-        let query = self.query(terms, params, filter)?;
+        self.top_k(&self.query(terms, params, filter)?, k)
+    }
+
+    /// The `k` best units of a [`Bm25Query`] of this index (see [`Self::query`]), best first,
+    /// with the pruning's postings counters.
+    pub fn top_k(&self, query: &Bm25Query, k: usize) -> Result<(Vec<Scored>, PruneStats)> {
         Ok(query.bm25_weight().top_k(&self.searcher, k)?)
     }
 

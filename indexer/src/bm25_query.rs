@@ -22,9 +22,10 @@
 //!   dropped unscored when that bound is below θ, and while non-essential terms are added
 //!   (largest bound first) it is dropped as soon as its score plus the remaining block bounds
 //!   cannot reach θ;
-//! - filters are checked on the candidate's fast-field attributes before any of this, so a
-//!   filtered-out unit is never scored and never raises θ, and pruning stays exact under
-//!   filters.
+//! - filters (the [`UnitFilter`] on the candidate's fast-field attributes, and an optional
+//!   [`UnitSet`] of admitted unit ordinals, e.g. the rules in force for `/in_force`) are checked
+//!   before any of this, so a filtered-out unit is never scored and never raises θ, and pruning
+//!   stays exact under filters.
 //!
 //! Bounds are compared with a relative margin of 1e-9, and a document's final score is summed in
 //! query-term order as in the exhaustive scorer, so both paths return the same scores bit for bit
@@ -43,7 +44,7 @@ use tantivy::{
 use crate::{
     bm25::{Bm25Params, Scored},
     bm25_stats::{Block, SegmentStats},
-    filter::{UnitAttrs, UnitFilter},
+    filter::{UnitAttrs, UnitFilter, UnitSet},
 };
 
 /// Relative margin under which a bound is taken to reach the threshold (rounding of sums in
@@ -116,6 +117,8 @@ pub struct Bm25Query {
     pub(crate) terms: Vec<QueryTerm>,
     pub(crate) params: Bm25Params,
     pub(crate) filter: UnitFilter,
+    /// When set, only these unit ordinals are admitted.
+    pub(crate) units: Option<Arc<UnitSet>>,
     pub(crate) corpus: Arc<Corpus>,
 }
 
@@ -142,6 +145,18 @@ impl Query for Bm25Query {
 }
 
 impl Bm25Query {
+    /// Admit only the units of `units` (on top of the filter).
+    pub fn with_units(mut self, units: Arc<UnitSet>) -> Self {
+        self.units = Some(units);
+        self
+    }
+
+    /// Whether document `d` of `seg` passes the filter and the unit set.
+    fn admits(&self, seg: &SegmentData, d: DocId) -> bool {
+        (self.filter.is_none() || seg.attrs.get(d as usize).is_some_and(|a| self.filter.admits(a)))
+            && self.units.as_ref().is_none_or(|u| seg.ords.get(d as usize).is_some_and(|&o| u.contains(o)))
+    }
+
     /// The weight, typed (the scores of its f64 top-k path are not rounded to tantivy's f32).
     pub fn bm25_weight(&self) -> Bm25Weight {
         Bm25Weight { query: self.clone() }
@@ -348,7 +363,7 @@ impl Bm25Weight {
             if d == TERMINATED {
                 break;
             }
-            if q.filter.is_none() || seg.attrs.get(d as usize).is_some_and(|a| q.filter.admits(a)) {
+            if q.admits(&seg, d) {
                 let mut bound = 0.0;
                 for c in &mut cursors[essential..] {
                     if c.postings.doc() == d {
@@ -423,7 +438,7 @@ impl Bm25Weight {
             seg,
             params: self.query.params,
             avgdl: self.query.corpus.avgdl,
-            filter: self.query.filter,
+            query: self.query.clone(),
             contrib: vec![0.0; self.query.terms.len()],
             doc: 0,
         };
@@ -467,7 +482,7 @@ pub struct Bm25Scorer {
     seg: Arc<SegmentData>,
     params: Bm25Params,
     avgdl: f64,
-    filter: UnitFilter,
+    query: Bm25Query,
     contrib: Vec<f64>,
     doc: DocId,
 }
@@ -487,7 +502,7 @@ impl Bm25Scorer {
     }
 
     fn admits(&self, d: DocId) -> bool {
-        self.filter.is_none() || self.seg.attrs.get(d as usize).is_some_and(|a| self.filter.admits(a))
+        self.query.admits(&self.seg, d)
     }
 
     /// The first admitted document from `d` on.

@@ -243,7 +243,9 @@ impl Fingerprint {
         if self.bm25 != want.bm25 {
             let names = |v: &[Bm25Part]| {
                 v.iter()
-                    .map(|p| format!("{}(k1={},b={},{:?})", p.analyzer, p.params.k1(), p.params.b(), p.params.idf_kind()))
+                    .map(|p| {
+                        format!("{}(k1={},b={},{:?})", p.analyzer, p.params.k1(), p.params.b(), p.params.idf_kind())
+                    })
                     .collect::<Vec<_>>()
                     .join(",")
             };

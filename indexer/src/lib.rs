@@ -49,7 +49,7 @@ pub use bm25_query::{Bm25Query, PruneStats};
 pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 pub use embed::{ApiEmbedder, Embedder, EmbedderSpec, OnnxEmbedder, embedder_from_env, open_embedder};
 pub use error::{Error, Result};
-pub use filter::{UnitAttrs, UnitFilter};
+pub use filter::{UnitAttrs, UnitFilter, UnitSet};
 pub use fingerprint::{Fingerprint, INDEX_FORMAT, tool_version};
 pub use route_index::{BuildOptions, BuildReport, RouteIndex, build_route, corpus_file, default_analyzers, route_dir};
 pub use units::Unit;
