@@ -208,32 +208,16 @@ impl Bm25Writer {
         Ok(())
     }
 
-    /// Commit, wait for merges, then write every segment's statistics (in parallel).
+    /// Commit, wait for merges, then write every segment's statistics.
     pub fn finish(mut self) -> Result<()> {
         self.writer.commit()?;
         self.writer.wait_merging_threads()?;
         let index = Index::open_in_dir(&self.dir)?;
         let searcher = index.reader()?.searcher();
-        let segments = searcher.segment_readers();
-        let text = self.fields.text;
-        let dir = &self.dir;
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            let workers: Vec<_> = (0..self.threads.min(segments.len()))
-                .map(|_| {
-                    s.spawn(|| -> Result<()> {
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(seg) = segments.get(i) else { return Ok(()) };
-                            SegmentStats::compute(seg, text)?.write(&stats_path(dir, seg))?;
-                        }
-                    })
-                })
-                .collect();
-            workers.into_iter().try_for_each(|w| {
-                w.join().unwrap_or_else(|_| Err(Error::Param("BM25 statistics thread panicked".into())))
-            })
-        })
+        for seg in searcher.segment_readers() {
+            SegmentStats::compute(seg, self.fields.text, self.threads)?.write(&stats_path(&self.dir, seg))?;
+        }
+        Ok(())
     }
 }
 

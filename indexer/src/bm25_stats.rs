@@ -22,7 +22,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use tantivy::{SegmentReader, postings::BlockSegmentPostings, schema::Field, schema::IndexRecordOption};
+use tantivy::{SegmentReader, postings::TermInfo, schema::Field, schema::IndexRecordOption};
 
 use crate::{Error, Result};
 
@@ -54,46 +54,90 @@ pub(crate) fn stats_path(index_dir: &Path, seg: &SegmentReader) -> PathBuf {
     index_dir.join(format!("bm25-stats-{}.bin", seg.segment_id().uuid_string()))
 }
 
-fn block_postings(
-    seg: &SegmentReader,
-    field: Field,
-    info: &tantivy::postings::TermInfo,
-) -> Result<BlockSegmentPostings> {
-    Ok(seg.inverted_index(field)?.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?)
-}
-
 impl SegmentStats {
-    /// Decode the segment's postings of `field` to compute its statistics.
-    pub(crate) fn compute(seg: &SegmentReader, field: Field) -> Result<Self> {
+    /// Decode the segment's postings of `field` to compute its statistics, on `threads` threads
+    /// (each takes every `threads`-th term of the dictionary).
+    pub(crate) fn compute(seg: &SegmentReader, field: Field, threads: usize) -> Result<Self> {
         let inverted = seg.inverted_index(field)?;
-        let mut lens = vec![0u32; seg.max_doc() as usize];
-        let mut long = Vec::new();
-        let mut stream = inverted.terms().stream()?;
-        while stream.advance() {
-            let info = stream.value().clone();
-            let mut block = block_postings(seg, field, &info)?;
-            while !block.docs().is_empty() {
-                for (&d, &tf) in block.docs().iter().zip(block.freqs()) {
-                    lens[d as usize] += tf;
-                }
-                block.advance();
+        let threads = threads.max(1);
+        let max_doc = seg.max_doc() as usize;
+        // Pass 1: lengths (sum of term frequencies per document) and the terms with more than
+        // one block.
+        let parts = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let inverted = &inverted;
+                    s.spawn(move || -> Result<(Vec<u32>, Vec<TermInfo>)> {
+                        let mut lens = vec![0u32; max_doc];
+                        let mut long = Vec::new();
+                        let mut stream = inverted.terms().stream()?;
+                        let mut i = 0usize;
+                        while stream.advance() {
+                            i += 1;
+                            if i % threads != t {
+                                continue;
+                            }
+                            let info = stream.value().clone();
+                            let mut block =
+                                inverted.read_block_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
+                            while !block.docs().is_empty() {
+                                for (&d, &tf) in block.docs().iter().zip(block.freqs()) {
+                                    lens[d as usize] += tf;
+                                }
+                                block.advance();
+                            }
+                            if info.doc_freq as usize > BLOCK {
+                                long.push(info);
+                            }
+                        }
+                        Ok((lens, long))
+                    })
+                })
+                .collect();
+            workers.into_iter().map(join).collect::<Result<Vec<_>>>()
+        })?;
+        let mut lens = vec![0u32; max_doc];
+        let mut long: Vec<Vec<TermInfo>> = Vec::with_capacity(threads);
+        for (part, l) in parts {
+            for (a, b) in lens.iter_mut().zip(part) {
+                *a += b;
             }
-            if info.doc_freq as usize > BLOCK {
-                long.push(info);
-            }
+            long.push(l);
         }
-        let mut terms = Vec::with_capacity(long.len());
+        // Pass 2: block maxima of the long terms.
+        let lens_ref = &lens;
+        let parts = std::thread::scope(|s| {
+            let workers: Vec<_> = long
+                .iter()
+                .map(|infos| {
+                    let inverted = &inverted;
+                    s.spawn(move || -> Result<(Vec<(u64, u32, u32)>, Vec<Block>)> {
+                        let mut terms = Vec::with_capacity(infos.len());
+                        let mut blocks = Vec::new();
+                        for info in infos {
+                            let first = blocks.len() as u32;
+                            let mut block =
+                                inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                            while let Some(&last_doc) = block.docs().last() {
+                                let max_tf = block.freqs().iter().copied().max().unwrap_or(0);
+                                let min_len = block.docs().iter().map(|&d| lens_ref[d as usize]).min().unwrap_or(0);
+                                blocks.push(Block { last_doc, max_tf, min_len });
+                                block.advance();
+                            }
+                            terms.push((info.postings_range.start as u64, first, blocks.len() as u32 - first));
+                        }
+                        Ok((terms, blocks))
+                    })
+                })
+                .collect();
+            workers.into_iter().map(join).collect::<Result<Vec<_>>>()
+        })?;
+        let mut terms = Vec::new();
         let mut blocks = Vec::new();
-        for info in long {
-            let first = blocks.len() as u32;
-            let mut block = block_postings(seg, field, &info)?;
-            while let Some(&last_doc) = block.docs().last() {
-                let max_tf = block.freqs().iter().copied().max().unwrap_or(0);
-                let min_len = block.docs().iter().map(|&d| lens[d as usize]).min().unwrap_or(0);
-                blocks.push(Block { last_doc, max_tf, min_len });
-                block.advance();
-            }
-            terms.push((info.postings_range.start as u64, first, blocks.len() as u32 - first));
+        for (t, b) in parts {
+            let offset = blocks.len() as u32;
+            terms.extend(t.into_iter().map(|(start, first, n)| (start, first + offset, n)));
+            blocks.extend(b);
         }
         terms.sort_unstable_by_key(|t| t.0);
         Ok(Self { lens, terms, blocks })
@@ -173,6 +217,13 @@ impl SegmentStats {
         }
         Ok(Self { lens, terms, blocks })
     }
+}
+
+/// The result of a worker thread (a panic becomes an internal error).
+fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    h.join().unwrap_or_else(|_| {
+        Err(Error::Tantivy(tantivy::TantivyError::InternalError("BM25 statistics thread panicked".into())))
+    })
 }
 
 /// Little-endian cursor over a byte slice.
