@@ -330,7 +330,14 @@ impl Bm25Index {
                 weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n) });
             }
         }
-        Ok(Bm25Query { terms: weighted, params: *params, filter: *filter, units: None, corpus: self.corpus.clone() })
+        Ok(Bm25Query {
+            terms: weighted,
+            params: *params,
+            filter: *filter,
+            units: None,
+            window: crate::bm25_query::DEFAULT_WINDOW,
+            corpus: self.corpus.clone(),
+        })
     }
 
     /// The `k` best units for `query` (only units matching at least one term), best first.

@@ -14,7 +14,10 @@
 //! - each term has an upper bound: over its postings blocks, the largest `score(max tf, min
 //!   length)` of a block (terms with one block: the saturation limit `idf·(k1 + 1)`), computed
 //!   per query from build-time block maxima, so it is valid for any k1, b and idf;
-//! - terms sorted by bound; once the k-th best score θ exceeds the sum of the smallest bounds,
+//! - a segment is scored in windows of 4,096 documents; in each window a term's bound is the
+//!   largest bound of its blocks overlapping the window, and a window whose bounds sum below
+//!   the k-th best score θ so far is skipped without decoding a posting;
+//! - inside a window, terms are sorted by bound; once θ exceeds the sum of the smallest bounds,
 //!   those terms are *non-essential*: a document holding only them cannot enter the top k, so
 //!   candidates come only from the essential terms' postings, and the non-essential postings
 //!   are reached by `seek` (tantivy skips whole blocks without decoding them);
@@ -50,6 +53,9 @@ use crate::{
 /// Relative margin under which a bound is taken to reach the threshold (rounding of sums in
 /// another order is ~1e-15 relative).
 const MARGIN: f64 = 1e-9;
+/// Documents per pruning window: each window re-sorts the terms by their bound inside it, and a
+/// window whose bounds sum below the k-th score is skipped without decoding a posting.
+pub const DEFAULT_WINDOW: DocId = 4096;
 
 /// What the index keeps in memory per segment for scoring.
 #[derive(Debug)]
@@ -88,6 +94,8 @@ pub struct PruneStats {
     pub docs_scored: u64,
     /// Candidate documents the filter rejected before scoring.
     pub docs_filtered: u64,
+    /// Windows of documents skipped whole (their terms' bounds could not reach the k-th score).
+    pub windows_skipped: u64,
 }
 
 impl PruneStats {
@@ -101,6 +109,7 @@ impl PruneStats {
         self.scored += o.scored;
         self.docs_scored += o.docs_scored;
         self.docs_filtered += o.docs_filtered;
+        self.windows_skipped += o.windows_skipped;
     }
 }
 
@@ -119,6 +128,8 @@ pub struct Bm25Query {
     pub(crate) filter: UnitFilter,
     /// When set, only these unit ordinals are admitted.
     pub(crate) units: Option<Arc<UnitSet>>,
+    /// Documents per pruning window.
+    pub(crate) window: DocId,
     pub(crate) corpus: Arc<Corpus>,
 }
 
@@ -148,6 +159,14 @@ impl Bm25Query {
     /// Admit only the units of `units` (on top of the filter).
     pub fn with_units(mut self, units: Arc<UnitSet>) -> Self {
         self.units = Some(units);
+        self
+    }
+
+    /// Use pruning windows of `docs` documents (≥ 1) instead of [`DEFAULT_WINDOW`] (for tests
+    /// that need many windows on a small index).
+    #[doc(hidden)]
+    pub fn with_window(mut self, docs: DocId) -> Self {
+        self.window = docs.max(1);
         self
     }
 
@@ -261,6 +280,32 @@ struct Cursor<'a> {
 }
 
 impl Cursor<'_> {
+    /// Bound of this term's score over documents `start..end` (0 when it has no posting there;
+    /// a term without block maxima is sought to `start`, which decodes at most its one block).
+    fn window_bound(&mut self, start: DocId, end: DocId) -> f64 {
+        match self.blocks {
+            None => {
+                if self.postings.doc() < start {
+                    self.postings.seek(start);
+                }
+                if self.postings.doc() < end { self.ub } else { 0.0 }
+            }
+            Some(blocks) => {
+                while self.at < blocks.len() && blocks[self.at].last_doc < start {
+                    self.at += 1;
+                }
+                let mut bound = 0.0f64;
+                for (b, ub) in blocks[self.at..].iter().zip(&self.block_ub[self.at..]) {
+                    bound = bound.max(*ub);
+                    if b.last_doc + 1 >= end {
+                        break;
+                    }
+                }
+                bound
+            }
+        }
+    }
+
     /// Bound of this term's score for document `d` (0 past its last posting).
     fn bound_at(&mut self, d: DocId) -> f64 {
         match self.blocks {
@@ -318,7 +363,7 @@ impl Bm25Weight {
         Ok(hits)
     }
 
-    /// Block-max MaxScore over one segment (see the module docs).
+    /// Block-max MaxScore over one segment, window by window (see the module docs).
     fn prune(&self, reader: &SegmentReader, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
         let q = &self.query;
         let seg = q.corpus.segment(reader.segment_id())?.clone();
@@ -342,89 +387,115 @@ impl Bm25Weight {
         if n == 0 {
             return Ok(stats);
         }
-        cursors.sort_by(|a, b| a.ub.total_cmp(&b.ub).then(a.idx.cmp(&b.idx)));
-        let mut prefix = vec![0.0; n + 1];
-        for i in 0..n {
-            prefix[i + 1] = prefix[i] + cursors[i].ub;
-        }
         let mut contrib = vec![0.0f64; q.terms.len()];
         let mut touched: Vec<usize> = Vec::with_capacity(n);
+        // Per window: each term's bound inside it, terms in ascending bound order, prefix sums of
+        // those bounds, and per candidate the prefix sums of the non-essential block bounds.
+        let mut wmax = vec![0.0; n];
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut prefix = vec![0.0; n + 1];
         let mut nb = vec![0.0; n + 1];
-        let mut essential = 0;
-        let mut theta = sink.threshold();
-        while essential < n && below(prefix[essential + 1], theta) {
-            essential += 1;
-        }
-        loop {
-            if essential >= n {
-                break;
+        let max_doc = reader.max_doc();
+        let mut start = 0;
+        while start < max_doc {
+            let end = start.saturating_add(q.window).min(max_doc);
+            let mut theta = sink.threshold();
+            let mut total = 0.0;
+            for (i, c) in cursors.iter_mut().enumerate() {
+                wmax[i] = c.window_bound(start, end);
+                total += wmax[i];
             }
-            let d = cursors[essential..].iter().map(|c| c.postings.doc()).min().unwrap_or(TERMINATED);
-            if d == TERMINATED {
-                break;
+            if below(total, theta) {
+                stats.windows_skipped += 1;
+                start = end;
+                continue;
             }
-            if q.admits(&seg, d) {
-                let mut bound = 0.0;
-                for c in &mut cursors[essential..] {
+            order.sort_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
+            for (i, &o) in order.iter().enumerate() {
+                prefix[i + 1] = prefix[i] + wmax[o];
+            }
+            let mut essential = 0;
+            while essential < n && below(prefix[essential + 1], theta) {
+                essential += 1;
+            }
+            for &o in &order[essential..] {
+                let c = &mut cursors[o];
+                if c.postings.doc() < start {
+                    c.postings.seek(start);
+                }
+            }
+            while essential < n {
+                let d = order[essential..].iter().map(|&o| cursors[o].postings.doc()).min().unwrap_or(TERMINATED);
+                if d >= end {
+                    break;
+                }
+                if q.admits(&seg, d) {
+                    let mut bound = 0.0;
+                    for &o in &order[essential..] {
+                        let c = &mut cursors[o];
+                        if c.postings.doc() == d {
+                            bound += c.bound_at(d);
+                        }
+                    }
+                    for i in 0..essential {
+                        nb[i + 1] = nb[i] + cursors[order[i]].bound_at(d);
+                    }
+                    if !below(bound + nb[essential], theta) {
+                        let dl = f64::from(seg.stats.lens[d as usize]);
+                        let mut score = 0.0;
+                        for &o in &order[essential..] {
+                            let c = &mut cursors[o];
+                            if c.postings.doc() == d {
+                                let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
+                                contrib[c.idx] = s;
+                                touched.push(c.idx);
+                                score += s;
+                                stats.scored += 1;
+                            }
+                        }
+                        let mut complete = true;
+                        for i in (0..essential).rev() {
+                            if below(score + nb[i + 1], theta) {
+                                complete = false;
+                                break;
+                            }
+                            let c = &mut cursors[order[i]];
+                            if c.postings.doc() < d {
+                                c.postings.seek(d);
+                            }
+                            if c.postings.doc() == d {
+                                let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
+                                contrib[c.idx] = s;
+                                touched.push(c.idx);
+                                score += s;
+                                stats.scored += 1;
+                            }
+                        }
+                        if complete {
+                            // Summed in query-term order, exactly as the exhaustive scorer sums.
+                            let exact: f64 = contrib.iter().sum();
+                            stats.docs_scored += 1;
+                            sink.offer(d, seg.ords[d as usize], exact);
+                            theta = sink.threshold();
+                            while essential < n && below(prefix[essential + 1], theta) {
+                                essential += 1;
+                            }
+                        }
+                        for i in touched.drain(..) {
+                            contrib[i] = 0.0;
+                        }
+                    }
+                } else {
+                    stats.docs_filtered += 1;
+                }
+                for &o in &order[essential..] {
+                    let c = &mut cursors[o];
                     if c.postings.doc() == d {
-                        bound += c.bound_at(d);
+                        c.postings.advance();
                     }
-                }
-                for i in 0..essential {
-                    nb[i + 1] = nb[i] + cursors[i].bound_at(d);
-                }
-                if !below(bound + nb[essential], theta) {
-                    let dl = f64::from(seg.stats.lens[d as usize]);
-                    let mut score = 0.0;
-                    for c in &mut cursors[essential..] {
-                        if c.postings.doc() == d {
-                            let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
-                            contrib[c.idx] = s;
-                            touched.push(c.idx);
-                            score += s;
-                            stats.scored += 1;
-                        }
-                    }
-                    let mut complete = true;
-                    for i in (0..essential).rev() {
-                        if below(score + nb[i + 1], theta) {
-                            complete = false;
-                            break;
-                        }
-                        let c = &mut cursors[i];
-                        if c.postings.doc() < d {
-                            c.postings.seek(d);
-                        }
-                        if c.postings.doc() == d {
-                            let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
-                            contrib[c.idx] = s;
-                            touched.push(c.idx);
-                            score += s;
-                            stats.scored += 1;
-                        }
-                    }
-                    if complete {
-                        // Summed in query-term order, exactly as the exhaustive scorer sums.
-                        let exact: f64 = contrib.iter().sum();
-                        stats.docs_scored += 1;
-                        sink.offer(d, seg.ords[d as usize], exact);
-                        theta = sink.threshold();
-                        while essential < n && below(prefix[essential + 1], theta) {
-                            essential += 1;
-                        }
-                    }
-                    for i in touched.drain(..) {
-                        contrib[i] = 0.0;
-                    }
-                }
-            } else {
-                stats.docs_filtered += 1;
-            }
-            for c in &mut cursors[essential..] {
-                if c.postings.doc() == d {
-                    c.postings.advance();
                 }
             }
+            start = end;
         }
         Ok(stats)
     }

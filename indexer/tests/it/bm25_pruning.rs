@@ -82,6 +82,10 @@ fn pruned_top_k_equals_exhaustive_scoring() {
                         let (pruned, stats) = bm25.search_with_stats(&terms, k, &params, filter).expect("pruned");
                         let what = format!("{analyzer} k1={k1} b={b} {idf:?} {name} k={k} {q:?}");
                         same(route.as_str(), &what, &pruned, &all[..all.len().min(k)]);
+                        // Many small windows (the sample's routes fit in one default window).
+                        let query = bm25.query(&terms, &params, filter).expect("query").with_window(64);
+                        let (windowed, _) = bm25.top_k(&query, k).expect("windowed");
+                        same(route.as_str(), &format!("{what} window 64"), &windowed, &all[..all.len().min(k)]);
                         if k == 10 && filter.is_none() {
                             postings += stats.postings;
                             scored += stats.scored;
