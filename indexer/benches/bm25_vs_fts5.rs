@@ -15,7 +15,8 @@
 //!   `DIR/../query`);
 //! - `ANSER_BENCH_ROUTES=r1,r2`: routes (default with a corpus root: finance_zh_reports,
 //!   legal_en_cases, science_articles);
-//! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded).
+//! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
+//! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all).
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -179,11 +180,13 @@ fn units_of(root: &Path, route: Route) -> Vec<Unit> {
 }
 
 fn queries_of(query_dir: &Path, route: Route) -> Vec<String> {
+    let max: usize = std::env::var("ANSER_BENCH_MAX_QUERIES").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
     load_public_tasks(query_dir)
         .expect("tasks")
         .into_iter()
         .filter(|t| t.route == route)
         .map(|t| format!("{}\n{}", t.query, t.instruction))
+        .take(max)
         .collect()
 }
 
