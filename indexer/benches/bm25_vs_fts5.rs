@@ -1,18 +1,36 @@
-//! tantivy + our BM25 versus SQLite FTS5 with the official sparse baseline's scheme
-//! (rusqlite bundled, contentless FTS5 table, `unicode61` over space-joined bigram terms, OR
-//! query of distinct quoted terms, ranked by `rank`), on the same units: index build time and
-//! query latency p50/p95 (top 10).
+//! tantivy + our BM25 (block-max MaxScore top-k) versus SQLite FTS5 with the official sparse
+//! baseline's scheme (rusqlite bundled, contentless FTS5 table, `unicode61` over space-joined
+//! analyzer terms, OR query of distinct quoted terms, ranked by `rank`), on the same units in the
+//! same run: index build time and size, query latency p50/p95 (top 10), and for our side the
+//! exhaustive scorer (every posting of every term, the pre-pruning design) and the share of
+//! postings the pruned top 10 scored.
 //!
-//! Data: the Chinese routes of a generated `medium` sample (anser-samples, seed default:
-//! legal_zh_cases, finance_zh_reports) with the sample's own task queries for the route, and the
-//! real finance_zh_rules corpus with its 100 real task queries when ../shared is present.
+//! Data, by default: the Chinese routes of a generated `medium` sample (legal_zh_cases,
+//! finance_zh_reports) with the sample's own task queries (query + instruction), and the real
+//! finance_zh_rules corpus with its 100 real task queries when ../shared is present.
+//!
+//! Environment:
+//! - `ANSER_BENCH_CORPUS=DIR`: use this corpus root instead of a generated sample (e.g. the
+//!   release-size sample `/work/release/corpus`); tasks from `ANSER_BENCH_QUERY` (default
+//!   `DIR/../query`);
+//! - `ANSER_BENCH_ROUTES=r1,r2`: routes (default with a corpus root: finance_zh_reports,
+//!   legal_en_cases, science_articles);
+//! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
+//! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all).
+//!
+//! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
+//! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
+//! equal to the exhaustive top 10.
 //!
 //! Run: `cargo bench -p anser-indexer --bench bm25_vs_fts5`
 
-use std::{path::Path, time::Instant};
+use std::{
+    path::{Path, PathBuf},
+    time::Instant,
+};
 
 use anser_indexer::{
-    Analyzer, Bm25Params, Chunking, Tokens,
+    Analyzer, Bm25Params, Chunking, Tokens, UnitFilter,
     bm25::{Bm25Index, Bm25Writer},
     corpus_file,
     units::{Unit, read_units},
@@ -21,27 +39,60 @@ use anser_manifest::{Route, load_public_tasks};
 use anser_samples::{SampleOptions, Size, generate};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-fn bench_route(name: &str, units: &[Unit], queries: &[String]) {
-    let analyzer = Analyzer::ZhBigram;
+fn dir_size(path: &Path) -> u64 {
+    let Ok(entries) = fs_err::read_dir(path) else { return 0 };
+    entries
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            let p = e.path();
+            if p.is_dir() { dir_size(&p) } else { p.metadata().map_or(0, |m| m.len()) }
+        })
+        .sum()
+}
+
+/// Peak resident set of this process so far (VmHWM), MiB.
+fn peak_rss_mib() -> f64 {
+    let status = fs_err::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .unwrap_or(f64::NAN);
+    kb / 1024.0
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
+fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], threads: usize) {
+    let analyzer = if route.as_str().contains("_zh_") { Analyzer::ZhBigram } else { Analyzer::En };
     let tmp = tempfile::tempdir().expect("tmp");
+    let ours_dir = tmp.path().join("tantivy");
+    fs_err::create_dir_all(&ours_dir).expect("mkdir");
 
     // tantivy + our BM25 (k1 1.2, b 0.75, FTS5 idf: the same ranking function).
     let t0 = Instant::now();
-    let mut w = Bm25Writer::create(tmp.path(), analyzer, 1).expect("writer");
+    let mut w = Bm25Writer::create(&ours_dir, analyzer, threads).expect("writer");
     for u in units {
         w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
     }
     w.finish().expect("commit");
-    let tantivy_build = t0.elapsed().as_secs_f64();
-    let index = Bm25Index::open(tmp.path(), analyzer).expect("open");
+    let ours_build = t0.elapsed().as_secs_f64();
+    let ours_size = dir_size(&ours_dir);
+    let index = Bm25Index::open(&ours_dir, analyzer).expect("open");
     let params = Bm25Params::new(1.2, 0.75, anser_indexer::Idf::Fts5).expect("params");
 
     // SQLite FTS5, the official baseline's scheme.
+    let fts_path = tmp.path().join("fts5.sqlite");
     let t0 = Instant::now();
-    let conn = rusqlite::Connection::open(tmp.path().join("fts5.sqlite")).expect("sqlite");
+    let conn = rusqlite::Connection::open(&fts_path).expect("sqlite");
     conn.execute_batch("CREATE VIRTUAL TABLE u USING fts5(terms, content='', tokenize='unicode61'); BEGIN;")
         .expect("fts5");
     let mut tokens = Tokens::new(analyzer);
@@ -53,14 +104,25 @@ fn bench_route(name: &str, units: &[Unit], queries: &[String]) {
     }
     conn.execute_batch("COMMIT;").expect("commit");
     let fts_build = t0.elapsed().as_secs_f64();
+    let fts_size = fs_err::metadata(&fts_path).map_or(0, |m| m.len());
 
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut ours, mut exhaustive, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut postings, mut scored) = (0u64, 0u64);
     let mut same_top1 = 0usize;
     let mut stmt = conn.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare");
+    let none = UnitFilter::none();
     for q in queries {
         let t0 = Instant::now();
-        let hits = index.search(q, 10, &params).expect("search");
+        let terms = index.query_terms(q);
+        let (hits, stats) = index.search_with_stats(&terms, 10, &params, &none).expect("search");
         ours.push(t0.elapsed().as_secs_f64() * 1e3);
+        postings += stats.postings;
+        scored += stats.scored;
+        let t0 = Instant::now();
+        let terms = index.query_terms(q);
+        let all = index.search_exhaustive(&terms, 10, &params, &none).expect("exhaustive");
+        exhaustive.push(t0.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(hits, all, "{name}: pruned and exhaustive top 10 differ for {q:?}");
         let t0 = Instant::now();
         let terms = tokens.terms(q);
         let mut seen = std::collections::HashSet::new();
@@ -80,19 +142,24 @@ fn bench_route(name: &str, units: &[Unit], queries: &[String]) {
             same_top1 += 1;
         }
     }
-    ours.sort_by(f64::total_cmp);
-    theirs.sort_by(f64::total_cmp);
+    for v in [&mut ours, &mut exhaustive, &mut theirs] {
+        v.sort_by(f64::total_cmp);
+    }
+    let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
+    let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
     println!(
-        "| {name} | {} | {} | {:.2} s | {:.2} s | {:.2} / {:.2} ms | {:.2} / {:.2} ms | {same_top1}/{} |",
+        "| {name} | {} | {} | {threads} | {ours_build:.2} s | {fts_build:.2} s | {:.2}× | {:.0} / {:.0} MiB | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.0}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         units.len(),
         queries.len(),
-        tantivy_build,
-        fts_build,
-        percentile(&ours, 0.5),
-        percentile(&ours, 0.95),
-        percentile(&theirs, 0.5),
-        percentile(&theirs, 0.95),
-        queries.len()
+        fts_build / ours_build,
+        mib(ours_size),
+        mib(fts_size),
+        percentile(&exhaustive, 0.5),
+        percentile(&exhaustive, 0.95),
+        fp95 / p95,
+        100.0 * scored as f64 / postings.max(1) as f64,
+        queries.len(),
+        peak_rss_mib(),
     );
 }
 
@@ -113,29 +180,58 @@ fn units_of(root: &Path, route: Route) -> Vec<Unit> {
 }
 
 fn queries_of(query_dir: &Path, route: Route) -> Vec<String> {
+    let max: usize = std::env::var("ANSER_BENCH_MAX_QUERIES").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
     load_public_tasks(query_dir)
         .expect("tasks")
         .into_iter()
         .filter(|t| t.route == route)
         .map(|t| format!("{}\n{}", t.query, t.instruction))
+        .take(max)
         .collect()
 }
 
+fn routes_from_env(default: &[Route]) -> Vec<Route> {
+    match std::env::var("ANSER_BENCH_ROUTES") {
+        Ok(list) => list
+            .split(',')
+            .map(|r| {
+                Route::ALL
+                    .into_iter()
+                    .find(|x| x.as_str() == r.trim())
+                    .unwrap_or_else(|| panic!("ANSER_BENCH_ROUTES: unknown route {r:?}"))
+            })
+            .collect(),
+        Err(_) => default.to_vec(),
+    }
+}
+
 fn main() {
+    let threads: usize = std::env::var("ANSER_BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2);
     println!(
-        "| corpus | units | queries | build tantivy | build FTS5 | query p50/p95 tantivy | query p50/p95 FTS5 | same top-1 |"
+        "| corpus | units | queries | tantivy threads | build ours | build FTS5 | build FTS5/ours | size ours / FTS5 | query p50 / p95 ours (pruned) | p50 / p95 exhaustive | p50 / p95 FTS5 | p95 FTS5/ours | postings scored | same top-1 | peak RSS so far |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    if let Some(root) = std::env::var_os("ANSER_BENCH_CORPUS").map(PathBuf::from) {
+        let query_dir = std::env::var_os("ANSER_BENCH_QUERY")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.parent().unwrap_or(Path::new(".")).join("query"));
+        for route in routes_from_env(&[Route::FinanceZhReports, Route::LegalEnCases, Route::ScienceArticles]) {
+            let units = units_of(&root, route);
+            let queries = queries_of(&query_dir, route);
+            bench_route(&format!("{} {route}", root.display()), route, &units, &queries, threads);
+        }
+        return;
+    }
     let sample = tempfile::tempdir().expect("tmp");
     let summary = generate(&SampleOptions { size: Size::Medium, ..Default::default() }, sample.path()).expect("sample");
-    for route in [Route::LegalZhCases, Route::FinanceZhReports] {
+    for route in routes_from_env(&[Route::LegalZhCases, Route::FinanceZhReports]) {
         let units = units_of(&summary.corpus_dir(), route);
         let queries = queries_of(&summary.query_dir(), route);
-        bench_route(&format!("medium sample {route}"), &units, &queries);
+        bench_route(&format!("medium sample {route}"), route, &units, &queries, threads);
     }
     if let Some(shared) = anser_manifest::shared_dir() {
         let units = units_of(&shared.join("anser/corpus"), Route::FinanceZhRules);
         let queries = queries_of(&shared.join("anser/query"), Route::FinanceZhRules);
-        bench_route("real finance_zh_rules", &units, &queries);
+        bench_route("real finance_zh_rules", Route::FinanceZhRules, &units, &queries, threads);
     }
 }

@@ -1,32 +1,38 @@
-//! BM25 over a tantivy index, scored here rather than by tantivy (which hard-codes k1 = 1.2 and
-//! b = 0.75 and quantises document lengths to one byte).
+//! BM25 over a tantivy index with our own parameters: tantivy's built-in BM25 hard-codes
+//! k1 = 1.2 and b = 0.75 and quantises document lengths to one byte, so the scoring is our
+//! [`Bm25Query`] (a tantivy `Query` → `Weight` → `Scorer`, [`crate::bm25_query`]) over tantivy's
+//! postings, with exact top-k pruning (block-max MaxScore).
 //!
-//! Each unit is one tantivy document: its analysed terms (pre-tokenised with the route's
-//! [`Analyzer`], so index and query analysis are the same code), and as fast fields its unit
-//! ordinal, its exact token count and its filter attributes ([`crate::filter`]: record year,
-//! first and last day, evidence-kind mask). A query is analysed into distinct terms (as the
-//! official baseline's OR query of distinct terms); for each term the postings (doc, tf) are read
-//! from every segment and, for documents the query's [`UnitFilter`] admits (checked on the fast
-//! fields before the document is scored, so a filtered-out unit is never scored or returned),
+//! Each unit is one tantivy document: its text (tokenised on tantivy's indexing threads by the
+//! route's [`Analyzer`], registered on the index, so index and query analysis are the same code)
+//! and as fast fields its unit ordinal and its filter attributes ([`crate::filter`]: record
+//! year, first and last day, evidence-kind mask). After the last commit the build decodes every
+//! segment's postings once to write the exact token count of every document and the per-block
+//! maxima the pruning needs ([`crate::bm25_stats`]). A query is analysed into distinct terms (as
+//! the official baseline's OR query of distinct terms) and scored
 //!
 //! `score(d) = Σ_t idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))`
 //!
-//! is accumulated, with `avgdl` the mean exact token count and `idf` per [`Idf`]. Ties are
-//! broken by unit ordinal (insertion order, as FTS5 breaks them by rowid).
+//! with `avgdl` the mean exact token count and `idf` per [`Idf`], only over units the query's
+//! [`UnitFilter`] admits (checked before a document is scored). Ties are broken by unit ordinal
+//! (insertion order, as FTS5 breaks them by rowid).
 
-use std::path::Path;
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use serde::{Deserialize, Serialize};
 use tantivy::{
-    DocSet, Index, IndexReader, TERMINATED, TantivyDocument, Term,
-    postings::Postings,
+    Index, Searcher, TantivyDocument, Term,
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
-    tokenizer::PreTokenizedString,
 };
 
 use crate::{
     Error, Result,
     analyzer::{Analyzer, Tokens},
+    bm25_query::{Bm25Query, Corpus, PruneStats, QueryTerm, SegmentData},
+    bm25_stats::{SegmentStats, stats_path},
     filter::{UnitAttrs, UnitFilter},
     units::Unit,
 };
@@ -37,8 +43,9 @@ pub const DEFAULT_K1: f64 = 1.2;
 pub const DEFAULT_B: f64 = 0.75;
 /// Floor FTS5 puts on a non-positive Robertson–Spärck Jones idf.
 pub const FTS5_MIN_IDF: f64 = 1e-6;
-/// tantivy writer memory budget.
-const WRITER_MEMORY: usize = 64 << 20;
+/// tantivy writer memory budget per indexing thread. Large enough that a release-size route
+/// (~320k report chunks) is flushed in a few segments, so little time goes to merging.
+pub const DEFAULT_WRITER_MEMORY_PER_THREAD: usize = 256 << 20;
 
 /// Inverse document frequency variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,14 +58,30 @@ pub enum Idf {
     Fts5,
 }
 
-/// BM25 parameters (validated).
+/// BM25 parameters, valid by construction ([`Bm25Params::new`]; deserialising validates too).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawBm25Params")]
 pub struct Bm25Params {
     /// ≥ 0; 0 makes term frequency irrelevant.
-    pub k1: f64,
+    k1: f64,
     /// In [0, 1]; 0 disables length normalisation.
-    pub b: f64,
-    pub idf: Idf,
+    b: f64,
+    idf: Idf,
+}
+
+/// The serialised form of [`Bm25Params`], validated on the way in.
+#[derive(Deserialize)]
+struct RawBm25Params {
+    k1: f64,
+    b: f64,
+    idf: Idf,
+}
+
+impl TryFrom<RawBm25Params> for Bm25Params {
+    type Error = Error;
+    fn try_from(r: RawBm25Params) -> Result<Self> {
+        Bm25Params::new(r.k1, r.b, r.idf)
+    }
 }
 
 impl Default for Bm25Params {
@@ -68,7 +91,7 @@ impl Default for Bm25Params {
 }
 
 impl Bm25Params {
-    /// Validated parameters.
+    /// Validated parameters: k1 finite and ≥ 0, b in [0, 1].
     pub fn new(k1: f64, b: f64, idf: Idf) -> Result<Self> {
         if !(k1.is_finite() && k1 >= 0.0) {
             return Err(Error::Param(format!("BM25 k1 = {k1} must be a finite number ≥ 0")));
@@ -77,6 +100,21 @@ impl Bm25Params {
             return Err(Error::Param(format!("BM25 b = {b} must be in [0, 1]")));
         }
         Ok(Self { k1, b, idf })
+    }
+
+    /// Term-frequency saturation.
+    pub fn k1(&self) -> f64 {
+        self.k1
+    }
+
+    /// Length normalisation.
+    pub fn b(&self) -> f64 {
+        self.b
+    }
+
+    /// The idf variant.
+    pub fn idf_kind(&self) -> Idf {
+        self.idf
     }
 
     /// idf of a term found in `n` of `total` documents.
@@ -104,7 +142,6 @@ impl Bm25Params {
 struct Fields {
     text: Field,
     ord: Field,
-    len: Field,
     year: Field,
     day_first: Field,
     day_last: Field,
@@ -113,16 +150,18 @@ struct Fields {
 
 fn schema(analyzer: Analyzer) -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let indexing =
-        TextFieldIndexing::default().set_tokenizer(analyzer.as_str()).set_index_option(IndexRecordOption::WithFreqs);
+    // Fieldnorms are not kept: lengths are exact, in the statistics file.
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(analyzer.as_str())
+        .set_index_option(IndexRecordOption::WithFreqs)
+        .set_fieldnorms(false);
     let text = b.add_text_field("text", TextOptions::default().set_indexing_options(indexing));
     let ord = b.add_u64_field("ord", FAST);
-    let len = b.add_u64_field("len", FAST);
     let year = b.add_i64_field("year", FAST);
     let day_first = b.add_u64_field("day_first", FAST);
     let day_last = b.add_u64_field("day_last", FAST);
     let evidence = b.add_u64_field("evidence", FAST);
-    (b.build(), Fields { text, ord, len, year, day_first, day_last, evidence })
+    (b.build(), Fields { text, ord, year, day_first, day_last, evidence })
 }
 
 fn register(index: &Index, analyzer: Analyzer) {
@@ -133,86 +172,52 @@ fn register(index: &Index, analyzer: Analyzer) {
 pub struct Bm25Writer {
     writer: tantivy::IndexWriter<TantivyDocument>,
     fields: Fields,
-    tokens: Tokens,
+    dir: PathBuf,
+    threads: usize,
 }
 
 impl std::fmt::Debug for Bm25Writer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Bm25Writer").finish_non_exhaustive()
+        f.debug_struct("Bm25Writer").field("dir", &self.dir).finish_non_exhaustive()
     }
 }
 
 impl Bm25Writer {
-    /// Create an empty index in `dir` (which must exist and be empty).
+    /// Create an empty index in `dir` (which must exist and be empty), tokenising and indexing
+    /// on `threads` tantivy threads (1–8).
     pub fn create(dir: &Path, analyzer: Analyzer, threads: usize) -> Result<Self> {
         let (schema, fields) = schema(analyzer);
         let index = Index::create_in_dir(dir, schema)?;
         register(&index, analyzer);
         let threads = threads.clamp(1, 8);
-        let writer = index.writer_with_num_threads(threads, WRITER_MEMORY.max(threads * (16 << 20)))?;
-        Ok(Self { writer, fields, tokens: Tokens::new(analyzer) })
+        let writer = index.writer_with_num_threads(threads, threads * DEFAULT_WRITER_MEMORY_PER_THREAD)?;
+        Ok(Self { writer, fields, dir: dir.to_path_buf(), threads })
     }
 
     /// Add one unit with its filter attributes.
     pub fn add(&mut self, unit: &Unit, attrs: &UnitAttrs) -> Result<()> {
-        let tokens = self.tokens.tokens(&unit.text);
         let mut doc = TantivyDocument::default();
         doc.add_u64(self.fields.ord, u64::from(unit.ord));
-        doc.add_u64(self.fields.len, tokens.len() as u64);
         let (year, first, last) = attrs.fast_values();
         doc.add_i64(self.fields.year, year);
         doc.add_u64(self.fields.day_first, first);
         doc.add_u64(self.fields.day_last, last);
         doc.add_u64(self.fields.evidence, u64::from(attrs.evidence));
-        doc.add_pre_tokenized_text(self.fields.text, PreTokenizedString { text: String::new(), tokens });
+        doc.add_text(self.fields.text, &unit.text);
         self.writer.add_document(doc)?;
         Ok(())
     }
 
-    /// Commit and merge.
+    /// Commit, wait for merges, then write every segment's statistics.
     pub fn finish(mut self) -> Result<()> {
         self.writer.commit()?;
         self.writer.wait_merging_threads()?;
-        Ok(())
-    }
-}
-
-/// The fast-field columns of one segment that a [`UnitFilter`] reads, with each document's
-/// decision cached.
-struct SegmentGate {
-    year: tantivy::columnar::Column<i64>,
-    first: tantivy::columnar::Column<u64>,
-    last: tantivy::columnar::Column<u64>,
-    evidence: tantivy::columnar::Column<u64>,
-    state: Vec<u8>,
-}
-
-impl SegmentGate {
-    fn new(seg: &tantivy::SegmentReader) -> Result<Self> {
-        let ff = seg.fast_fields();
-        Ok(Self {
-            year: ff.i64("year")?,
-            first: ff.u64("day_first")?,
-            last: ff.u64("day_last")?,
-            evidence: ff.u64("evidence")?,
-            state: vec![0; seg.max_doc() as usize],
-        })
-    }
-
-    fn attrs(&self, doc: u32) -> UnitAttrs {
-        UnitAttrs::from_fast_values(
-            self.year.first(doc).unwrap_or(i64::MAX),
-            self.first.first(doc).unwrap_or(u64::MAX),
-            self.last.first(doc).unwrap_or(0),
-            self.evidence.first(doc).unwrap_or(0),
-        )
-    }
-
-    fn admits(&mut self, doc: u32, filter: &UnitFilter) -> bool {
-        if self.state[doc as usize] == 0 {
-            self.state[doc as usize] = if filter.admits(&self.attrs(doc)) { 1 } else { 2 };
+        let index = Index::open_in_dir(&self.dir)?;
+        let searcher = index.reader()?.searcher();
+        for seg in searcher.segment_readers() {
+            SegmentStats::compute(seg, self.fields.text, self.threads)?.write(&stats_path(&self.dir, seg))?;
         }
-        self.state[doc as usize] == 1
+        Ok(())
     }
 }
 
@@ -225,12 +230,12 @@ pub struct Scored {
 
 /// An open BM25 index.
 pub struct Bm25Index {
-    reader: IndexReader,
+    searcher: Searcher,
     fields: Fields,
     analyzer: Analyzer,
     tokens: std::sync::Mutex<Tokens>,
     num_docs: u64,
-    avgdl: f64,
+    corpus: Arc<Corpus>,
 }
 
 impl std::fmt::Debug for Bm25Index {
@@ -238,9 +243,18 @@ impl std::fmt::Debug for Bm25Index {
         f.debug_struct("Bm25Index")
             .field("analyzer", &self.analyzer)
             .field("num_docs", &self.num_docs)
-            .field("avgdl", &self.avgdl)
+            .field("avgdl", &self.corpus.avgdl)
             .finish_non_exhaustive()
     }
+}
+
+/// Read a whole fast-field column of a segment.
+fn column<T: Copy + Send + Sync + std::fmt::Debug + PartialOrd + 'static>(
+    col: &tantivy::columnar::Column<T>,
+    max_doc: u32,
+    missing: T,
+) -> Vec<T> {
+    (0..max_doc).map(|d| col.first(d).unwrap_or(missing)).collect()
 }
 
 impl Bm25Index {
@@ -249,18 +263,35 @@ impl Bm25Index {
         let index = Index::open_in_dir(dir)?;
         register(&index, analyzer);
         let (_, fields) = schema(analyzer);
-        let reader = index.reader()?;
-        let searcher = reader.searcher();
+        let searcher = index.reader()?.searcher();
         let num_docs = searcher.num_docs();
+        let mut segments = Vec::new();
         let mut total = 0u64;
         for seg in searcher.segment_readers() {
-            let len = seg.fast_fields().u64("len")?;
-            for doc in 0..seg.max_doc() {
-                total += len.first(doc).unwrap_or(0);
-            }
+            let max_doc = seg.max_doc();
+            let stats = SegmentStats::read(&stats_path(dir, seg), max_doc)?;
+            total += stats.lens.iter().map(|&l| u64::from(l)).sum::<u64>();
+            let ff = seg.fast_fields();
+            let ords = column(&ff.u64("ord")?, max_doc, u64::from(u32::MAX));
+            let ords = ords.into_iter().map(|o| u32::try_from(o).unwrap_or(u32::MAX)).collect();
+            let year = column(&ff.i64("year")?, max_doc, i64::MAX);
+            let first = column(&ff.u64("day_first")?, max_doc, u64::MAX);
+            let last = column(&ff.u64("day_last")?, max_doc, 0);
+            let evidence = column(&ff.u64("evidence")?, max_doc, 0);
+            let attrs = (0..max_doc as usize)
+                .map(|d| UnitAttrs::from_fast_values(year[d], first[d], last[d], evidence[d]))
+                .collect();
+            segments.push(Arc::new(SegmentData { id: seg.segment_id(), stats, ords, attrs }));
         }
         let avgdl = if num_docs > 0 { total as f64 / num_docs as f64 } else { 0.0 };
-        Ok(Self { reader, fields, analyzer, tokens: std::sync::Mutex::new(Tokens::new(analyzer)), num_docs, avgdl })
+        Ok(Self {
+            searcher,
+            fields,
+            analyzer,
+            tokens: std::sync::Mutex::new(Tokens::new(analyzer)),
+            num_docs,
+            corpus: Arc::new(Corpus { segments, avgdl }),
+        })
     }
 
     pub fn analyzer(&self) -> Analyzer {
@@ -274,7 +305,12 @@ impl Bm25Index {
 
     /// Mean exact token count per unit.
     pub fn avgdl(&self) -> f64 {
-        self.avgdl
+        self.corpus.avgdl
+    }
+
+    /// The tantivy searcher (for running a [`Bm25Query`] with tantivy's collectors).
+    pub fn searcher(&self) -> &Searcher {
+        &self.searcher
     }
 
     /// Distinct query terms in first-occurrence order.
@@ -282,6 +318,26 @@ impl Bm25Index {
         let terms = self.tokens.lock().unwrap_or_else(std::sync::PoisonError::into_inner).terms(query);
         let mut seen = std::collections::HashSet::new();
         terms.into_iter().filter(|t| seen.insert(t.clone())).collect()
+    }
+
+    /// The query over already analysed, distinct terms (terms no unit holds are dropped).
+    pub fn query(&self, terms: &[String], params: &Bm25Params, filter: &UnitFilter) -> Result<Bm25Query> {
+        let mut weighted = Vec::with_capacity(terms.len());
+        for t in terms {
+            let term = Term::from_field_text(self.fields.text, t);
+            let n = self.searcher.doc_freq(&term)?;
+            if n > 0 {
+                weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n) });
+            }
+        }
+        Ok(Bm25Query {
+            terms: weighted,
+            params: *params,
+            filter: *filter,
+            units: None,
+            window: crate::bm25_query::DEFAULT_WINDOW,
+            corpus: self.corpus.clone(),
+        })
     }
 
     /// The `k` best units for `query` (only units matching at least one term), best first.
@@ -306,21 +362,6 @@ impl Bm25Index {
         self.search_terms_filtered(terms, k, params, &UnitFilter::none())
     }
 
-    /// The filter attributes of every unit, by ordinal (for checks and tests).
-    pub fn unit_attrs(&self) -> Result<Vec<(u32, UnitAttrs)>> {
-        let searcher = self.reader.searcher();
-        let mut out = Vec::new();
-        for seg in searcher.segment_readers() {
-            let ord = seg.fast_fields().u64("ord")?;
-            let g = SegmentGate::new(seg)?;
-            for doc in 0..seg.max_doc() {
-                out.push((ord.first(doc).unwrap_or(u64::MAX) as u32, g.attrs(doc)));
-            }
-        }
-        out.sort_by_key(|(o, _)| *o);
-        Ok(out)
-    }
-
     /// The `k` best units among those `filter` admits for already analysed, distinct terms.
     pub fn search_terms_filtered(
         &self,
@@ -329,57 +370,47 @@ impl Bm25Index {
         params: &Bm25Params,
         filter: &UnitFilter,
     ) -> Result<Vec<Scored>> {
-        let searcher = self.reader.searcher();
-        let mut hits: Vec<Scored> = Vec::new();
-        let weighted: Vec<(Term, f64)> = terms
-            .iter()
-            .map(|t| Term::from_field_text(self.fields.text, t))
-            .map(|term| Ok((searcher.doc_freq(&term)?, term)))
-            .collect::<Result<Vec<_>>>()?
-            .into_iter()
-            .filter(|(n, _)| *n > 0)
-            .map(|(n, term)| (term, params.idf(self.num_docs, n)))
-            .collect();
-        for seg in searcher.segment_readers() {
-            let inverted = seg.inverted_index(self.fields.text)?;
-            let len = seg.fast_fields().u64("len")?;
-            let ord = seg.fast_fields().u64("ord")?;
-            // The filter, decided from a document's fast fields the first time one of its
-            // postings is met (0: not yet, 1: admitted, 2: filtered out).
-            let mut gate = if filter.is_none() { None } else { Some(SegmentGate::new(seg)?) };
-            let mut acc: Vec<f64> = vec![0.0; seg.max_doc() as usize];
-            let mut touched: Vec<u32> = Vec::new();
-            for (term, idf) in &weighted {
-                let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::WithFreqs)? else { continue };
-                let mut doc = postings.doc();
-                while doc != TERMINATED {
-                    if let Some(g) = gate.as_mut()
-                        && !g.admits(doc, filter)
-                    {
-                        doc = postings.advance();
-                        continue;
-                    }
-                    let dl = len.first(doc).unwrap_or(0) as f64;
-                    let s = params.term_score(*idf, f64::from(postings.term_freq()), dl, self.avgdl);
-                    let slot = &mut acc[doc as usize];
-                    if *slot == 0.0 {
-                        touched.push(doc);
-                    }
-                    *slot += s;
-                    doc = postings.advance();
-                }
-            }
-            for doc in touched {
-                let o = ord.first(doc).ok_or_else(|| Error::IndexFile {
-                    path: std::path::PathBuf::from("bm25"),
-                    message: format!("document {doc} has no unit ordinal"),
-                })?;
-                hits.push(Scored { ord: o as u32, score: acc[doc as usize] });
-            }
-        }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        Ok(self.search_with_stats(terms, k, params, filter)?.0)
+    }
+
+    /// [`Self::search_terms_filtered`] with the pruning's postings counters.
+    pub fn search_with_stats(
+        &self,
+        terms: &[String],
+        k: usize,
+        params: &Bm25Params,
+        filter: &UnitFilter,
+    ) -> Result<(Vec<Scored>, PruneStats)> {
+        self.top_k(&self.query(terms, params, filter)?, k)
+    }
+
+    /// The `k` best units of a [`Bm25Query`] of this index (see [`Self::query`]), best first,
+    /// with the pruning's postings counters.
+    pub fn top_k(&self, query: &Bm25Query, k: usize) -> Result<(Vec<Scored>, PruneStats)> {
+        Ok(query.bm25_weight().top_k(&self.searcher, k)?)
+    }
+
+    /// The exhaustive scorer's `k` best (no pruning): the reference for tests and benchmarks.
+    #[doc(hidden)]
+    pub fn search_exhaustive(
+        &self,
+        terms: &[String],
+        k: usize,
+        params: &Bm25Params,
+        filter: &UnitFilter,
+    ) -> Result<Vec<Scored>> {
+        let query = self.query(terms, params, filter)?;
+        let mut hits = query.bm25_weight().exhaustive(&self.searcher)?;
         hits.truncate(k);
         Ok(hits)
+    }
+
+    /// The filter attributes of every unit, by ordinal (for checks and tests).
+    pub fn unit_attrs(&self) -> Result<Vec<(u32, UnitAttrs)>> {
+        let mut out: Vec<(u32, UnitAttrs)> =
+            self.corpus.segments.iter().flat_map(|s| s.ords.iter().copied().zip(s.attrs.iter().copied())).collect();
+        out.sort_by_key(|(o, _)| *o);
+        Ok(out)
     }
 }
 
@@ -390,7 +421,7 @@ mod tests {
     #[test]
     fn defaults_and_validation() {
         let p = Bm25Params::default();
-        assert_eq!((p.k1, p.b, p.idf), (1.2, 0.75, Idf::Lucene));
+        assert_eq!((p.k1(), p.b(), p.idf_kind()), (1.2, 0.75, Idf::Lucene));
         assert!(Bm25Params::new(-0.1, 0.5, Idf::Lucene).is_err());
         assert!(Bm25Params::new(1.0, 1.5, Idf::Lucene).is_err());
         assert!(Bm25Params::new(f64::NAN, 0.5, Idf::Lucene).is_err());
@@ -402,7 +433,7 @@ mod tests {
         let lucene = Bm25Params::default();
         // N = 10, n = 2: ln(1 + 8.5 / 2.5) = ln(4.4)
         assert!((lucene.idf(10, 2) - 4.4f64.ln()).abs() < 1e-12);
-        let fts5 = Bm25Params { idf: Idf::Fts5, ..lucene };
+        let fts5 = Bm25Params::new(lucene.k1(), lucene.b(), Idf::Fts5).expect("valid");
         assert!((fts5.idf(10, 2) - 3.4f64.ln()).abs() < 1e-12);
         // A term in most documents: ln(1.5 / 8.5) < 0 → floor.
         assert_eq!(fts5.idf(10, 8), 1e-6);

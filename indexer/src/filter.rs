@@ -113,6 +113,30 @@ impl UnitFilter {
     }
 }
 
+/// A set of unit ordinals (a bitset), for filters whose rule is decided per query and unit
+/// rather than from the stored attributes (e.g. the retriever's `/in_force`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitSet {
+    bits: Vec<u64>,
+}
+
+impl UnitSet {
+    /// The units among `0..units` for which `keep` is true.
+    pub fn from_fn(units: u32, mut keep: impl FnMut(u32) -> bool) -> UnitSet {
+        let mut bits = vec![0u64; (units as usize).div_ceil(64)];
+        for ord in 0..units {
+            if keep(ord) {
+                bits[ord as usize / 64] |= 1 << (ord % 64);
+            }
+        }
+        UnitSet { bits }
+    }
+
+    pub fn contains(&self, ord: u32) -> bool {
+        self.bits.get(ord as usize / 64).is_some_and(|w| w & (1 << (ord % 64)) != 0)
+    }
+}
+
 /// Writes [`ATTRS_FILE`] in ordinal order.
 #[derive(Debug)]
 pub(crate) struct AttrsWriter {

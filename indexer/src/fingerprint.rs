@@ -33,7 +33,9 @@ use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Res
 ///
 /// 2: units carry their record's dates and evidence-kind mask (BM25 fast fields `year`,
 /// `day_first`, `day_last`, `evidence`; `unit_attrs.bin`), for filters inside the search.
-pub const INDEX_FORMAT: u32 = 2;
+/// 3: BM25 text tokenised by tantivy without fieldnorms or a `len` fast field; exact lengths
+/// and per-block maxima in `bm25-stats-<segment>.bin` (block-max pruning).
+pub const INDEX_FORMAT: u32 = 3;
 pub(crate) const FINGERPRINT_FILE: &str = "fingerprint.json";
 
 /// The tool that wrote an index.
@@ -241,7 +243,9 @@ impl Fingerprint {
         if self.bm25 != want.bm25 {
             let names = |v: &[Bm25Part]| {
                 v.iter()
-                    .map(|p| format!("{}(k1={},b={},{:?})", p.analyzer, p.params.k1, p.params.b, p.params.idf))
+                    .map(|p| {
+                        format!("{}(k1={},b={},{:?})", p.analyzer, p.params.k1(), p.params.b(), p.params.idf_kind())
+                    })
                     .collect::<Vec<_>>()
                     .join(",")
             };

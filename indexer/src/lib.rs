@@ -3,7 +3,8 @@
 //! - [`units`]: retrieval units as the corpora manifest defines them, chunked ([`Chunking`]),
 //!   each carrying its evidence identifiers ([`evidence`]); excluded rows are never read.
 //! - [`analyzer`]: zh bigram (official baseline), zh jieba, en (+ stemming).
-//! - [`bm25`]: tantivy postings with our own BM25 scoring ([`Bm25Params`]: k1, b, idf).
+//! - [`bm25`]: tantivy postings with our own BM25 scoring ([`Bm25Params`]: k1, b, idf) as a
+//!   tantivy query with exact top-k pruning ([`bm25_query`]).
 //! - [`filter`]: per-unit record dates and evidence masks (fast fields, `unit_attrs.bin`) and
 //!   the [`UnitFilter`] a search applies inside its ranking (a task's information boundary).
 //! - [`embed`]: the [`Embedder`] trait (local ONNX via anser-encoder, or an OpenAI-compatible
@@ -28,6 +29,8 @@
 
 pub mod analyzer;
 pub mod bm25;
+pub mod bm25_query;
+mod bm25_stats;
 pub mod chunk;
 pub mod embed;
 mod error;
@@ -42,10 +45,11 @@ pub mod vectors;
 
 pub use analyzer::{Analyzer, Tokens};
 pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Idf, Scored};
+pub use bm25_query::{Bm25Query, PruneStats};
 pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 pub use embed::{ApiEmbedder, Embedder, EmbedderSpec, OnnxEmbedder, embedder_from_env, open_embedder};
 pub use error::{Error, Result};
-pub use filter::{UnitAttrs, UnitFilter};
+pub use filter::{UnitAttrs, UnitFilter, UnitSet};
 pub use fingerprint::{Fingerprint, INDEX_FORMAT, tool_version};
 pub use route_index::{BuildOptions, BuildReport, RouteIndex, build_route, corpus_file, default_analyzers, route_dir};
 pub use units::Unit;

@@ -22,13 +22,18 @@
 //! revision date in a rulebook's title, the exchange/board of a stock code prefix); it reads no
 //! task's gold. Hits without a `regulatory_rule` evidence id pass through, so on other routes
 //! the filter changes nothing.
+//!
+//! The rule is decided per unit (its law name) and query (its applicability), so for each query
+//! [`RuleUnits::in_force`] turns it into the set of admitted unit ordinals ([`UnitSet`]), which
+//! the BM25 scorer checks before scoring, like the boundary's fast-field filter.
 
 use std::collections::BTreeMap;
 
+use anser_indexer::UnitSet;
 use serde_json::Value;
 
 /// Evidence kind the filter looks at.
-const RULE_KIND: &str = "regulatory_rule";
+pub(crate) const RULE_KIND: &str = "regulatory_rule";
 
 /// What the query says about applicability.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -157,6 +162,48 @@ impl RuleVersions {
     }
 }
 
+/// The regulatory rules of a route: their rulebook revisions and which units each law holds.
+#[derive(Debug, Clone, Default)]
+pub struct RuleUnits {
+    versions: RuleVersions,
+    /// Law name → ordinals of the units naming it.
+    laws: BTreeMap<String, Vec<u32>>,
+    units: u32,
+}
+
+impl RuleUnits {
+    /// From every unit's law name (`None`: not a regulatory rule), by ordinal `0..units`.
+    pub fn from_units(units: u32, laws: impl IntoIterator<Item = (u32, String)>) -> RuleUnits {
+        let mut by_law: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        for (ord, law) in laws {
+            by_law.entry(law).or_default().push(ord);
+        }
+        let versions = RuleVersions::from_laws(by_law.keys().map(String::as_str));
+        RuleUnits { versions, laws: by_law, units }
+    }
+
+    /// Whether the route has regulatory rules at all.
+    pub fn is_empty(&self) -> bool {
+        self.laws.is_empty()
+    }
+
+    /// The units admitted for a question with `applicability`: every unit that is not a
+    /// regulatory rule, and the rules of the rulebooks that apply.
+    pub fn in_force(&self, applicability: &Applicability) -> UnitSet {
+        let mut out = vec![true; self.units as usize];
+        for (law, ords) in &self.laws {
+            if !self.versions.applies(law, applicability) {
+                for &o in ords {
+                    if let Some(slot) = out.get_mut(o as usize) {
+                        *slot = false;
+                    }
+                }
+            }
+        }
+        UnitSet::from_fn(self.units, |o| out[o as usize])
+    }
+}
+
 /// The rulebook name of a hit's evidence, when it is a regulatory rule.
 pub fn rule_law(evidence: &BTreeMap<String, Value>) -> Option<&str> {
     evidence.get(RULE_KIND)?.get("law")?.as_str()
@@ -220,5 +267,16 @@ mod tests {
         assert!(v.applies(&format!("{MAIN}（2026年4月修订）"), &Applicability::default()));
         assert!(!v.applies(&format!("{MAIN}（2025年4月修订）"), &Applicability::default()));
         assert!(v.applies(&format!("{STAR}（2025年4月修订）"), &Applicability::default()));
+    }
+
+    #[test]
+    fn unit_set_keeps_non_rules_and_rules_in_force() {
+        let laws = [(0, format!("{MAIN}（2025年4月修订）")), (2, format!("{MAIN}（2026年4月修订）"))];
+        let rules = RuleUnits::from_units(4, laws);
+        let main_2025 = Applicability { year: Some(2025), board: Some(Board::ShanghaiMain) };
+        let set = rules.in_force(&main_2025);
+        assert_eq!((0..4).map(|o| set.contains(o)).collect::<Vec<_>>(), vec![true, true, false, true]);
+        let now = rules.in_force(&Applicability::default());
+        assert_eq!((0..4).map(|o| now.contains(o)).collect::<Vec<_>>(), vec![false, true, true, true]);
     }
 }

@@ -23,7 +23,9 @@ use std::{
 use serde::Serialize;
 use serde_json::Value;
 
-use anser_indexer::{Analyzer, Bm25Params, Embedder, EmbedderSpec, RouteIndex, Scored, UnitFilter, open_embedder};
+use anser_indexer::{
+    Analyzer, Bm25Params, Embedder, EmbedderSpec, RouteIndex, Scored, UnitFilter, UnitSet, open_embedder,
+};
 use anser_manifest::{
     PublicTask, Route,
     boundary::{Boundary, DateWindow},
@@ -32,7 +34,7 @@ use anser_manifest::{
 use crate::{
     Error, Result,
     fusion::{rrf, weighted},
-    in_force::{Applicability, RuleVersions, rule_law},
+    in_force::{Applicability, RULE_KIND, RuleUnits, rule_law},
     spec::{DEFAULT_FUSION_DEPTH, Fusion, RetrieverSpec},
 };
 
@@ -178,7 +180,7 @@ pub struct Engine {
     threads: usize,
     routes: Mutex<HashMap<Route, Arc<RouteIndex>>>,
     embedders: Mutex<Vec<(EmbedderSpec, Arc<dyn Embedder>)>>,
-    rule_versions: Mutex<HashMap<Route, Arc<RuleVersions>>>,
+    rule_units: Mutex<HashMap<Route, Arc<RuleUnits>>>,
 }
 
 impl Engine {
@@ -191,7 +193,7 @@ impl Engine {
             threads: 0,
             routes: Mutex::new(HashMap::new()),
             embedders: Mutex::new(Vec::new()),
-            rule_versions: Mutex::new(HashMap::new()),
+            rule_units: Mutex::new(HashMap::new()),
         }
     }
 
@@ -219,21 +221,25 @@ impl Engine {
         Ok(index)
     }
 
-    /// The rulebook revisions of `route`'s regulatory rules (read from its units once).
-    pub fn rule_versions(&self, route: Route, index: &RouteIndex) -> Result<Arc<RuleVersions>> {
-        let mut cache = self.rule_versions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    /// The regulatory rules of `route` (read from its units once; empty, without reading, on a
+    /// route that serves no regulatory rules).
+    pub fn rule_units(&self, route: Route, index: &RouteIndex) -> Result<Arc<RuleUnits>> {
+        let mut cache = self.rule_units.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(v) = cache.get(&route) {
             return Ok(v.clone());
         }
         let mut laws = Vec::new();
-        for unit in index.store.iter() {
-            if let Some(law) = rule_law(&unit?.evidence) {
-                laws.push(law.to_string());
+        if index.fingerprint.evidence_kinds.iter().any(|k| k == RULE_KIND) {
+            for unit in index.store.iter() {
+                let unit = unit?;
+                if let Some(law) = rule_law(&unit.evidence) {
+                    laws.push((unit.ord, law.to_string()));
+                }
             }
         }
-        let versions = Arc::new(RuleVersions::from_laws(laws.iter().map(String::as_str)));
-        cache.insert(route, versions.clone());
-        Ok(versions)
+        let rules = Arc::new(RuleUnits::from_units(index.store.len() as u32, laws));
+        cache.insert(route, rules.clone());
+        Ok(rules)
     }
 
     /// The query embedder of a route index, checked against the index.
@@ -272,7 +278,9 @@ impl SpecRetriever {
         self
     }
 
-    /// The ranking of `spec`, every part of it filtered by `filter` inside its search.
+    /// The ranking of `spec`, every part of it filtered by `filter` inside its search; a BM25
+    /// spec also admits only the units of `units` inside its search.
+    #[allow(clippy::too_many_arguments)]
     fn ranked(
         &self,
         spec: &RetrieverSpec,
@@ -281,6 +289,7 @@ impl SpecRetriever {
         query: &str,
         k: usize,
         filter: &UnitFilter,
+        units: Option<&Arc<UnitSet>>,
     ) -> Result<Vec<Scored>> {
         Ok(match spec {
             RetrieverSpec::None => Vec::new(),
@@ -288,8 +297,12 @@ impl SpecRetriever {
                 let built: Vec<Analyzer> = index.fingerprint.bm25.iter().map(|p| p.analyzer).collect();
                 let analyzer = analyzer.unwrap_or_else(|| RetrieverSpec::default_analyzer(route, &built));
                 let (bm25, built) = index.bm25(Some(analyzer))?;
-                let params = Bm25Params::new(k1.unwrap_or(built.k1), b.unwrap_or(built.b), built.idf)?;
-                bm25.search_filtered(query, k, &params, filter)?
+                let params = Bm25Params::new(k1.unwrap_or(built.k1()), b.unwrap_or(built.b()), built.idf_kind())?;
+                let mut q = bm25.query(&bm25.query_terms(query), &params, filter)?;
+                if let Some(units) = units {
+                    q = q.with_units(units.clone());
+                }
+                bm25.top_k(&q, k)?.0
             }
             RetrieverSpec::Dense { exact } => {
                 let embedder = self.engine.embedder(index)?;
@@ -300,7 +313,7 @@ impl SpecRetriever {
                 let depth = self.depth.max(k);
                 let lists = parts
                     .iter()
-                    .map(|p| self.ranked(p, route, index, query, depth, filter))
+                    .map(|p| self.ranked(p, route, index, query, depth, filter, None))
                     .collect::<Result<Vec<_>>>()?;
                 let mut fused = match fusion {
                     Fusion::Rrf { k } => rrf(&lists, *k),
@@ -310,31 +323,30 @@ impl SpecRetriever {
                 fused
             }
             RetrieverSpec::InForce(inner) => {
-                let applicability = Applicability::of_query(query);
-                // Filtering removes hits, so rank deeper than k first.
-                let ranked = self.ranked(inner, route, index, query, self.depth.max(k.saturating_mul(4)), filter)?;
-                let mut versions = None;
-                let mut kept = Vec::with_capacity(k);
-                for s in ranked {
-                    if kept.len() == k {
-                        break;
-                    }
-                    let unit = index.store.get(s.ord)?;
-                    let applies = match rule_law(&unit.evidence) {
-                        Some(law) => {
-                            let v = match &versions {
-                                Some(v) => v,
-                                None => versions.insert(self.engine.rule_versions(route, index)?),
-                            };
-                            v.applies(law, &applicability)
-                        }
-                        None => true,
-                    };
-                    if applies {
-                        kept.push(s);
-                    }
+                let rules = self.engine.rule_units(route, index)?;
+                if rules.is_empty() {
+                    return self.ranked(inner, route, index, query, k, filter, units);
                 }
-                kept
+                let mut in_force = rules.in_force(&Applicability::of_query(query));
+                if let Some(outer) = units {
+                    in_force =
+                        UnitSet::from_fn(index.store.len() as u32, |o| in_force.contains(o) && outer.contains(o));
+                }
+                let in_force = Arc::new(in_force);
+                match inner.as_ref() {
+                    // BM25 admits only the rules in force inside its search.
+                    RetrieverSpec::Bm25 { .. } => {
+                        self.ranked(inner, route, index, query, k, filter, Some(&in_force))?
+                    }
+                    // Dense and hybrid rankings are filtered afterwards (hybrid parts unfiltered, so
+                    // fusion sees the same lists as before), ranking deeper than k first.
+                    _ => self
+                        .ranked(inner, route, index, query, self.depth.max(k.saturating_mul(4)), filter, None)?
+                        .into_iter()
+                        .filter(|s| in_force.contains(s.ord))
+                        .take(k)
+                        .collect(),
+                }
             }
         })
     }
@@ -351,7 +363,7 @@ impl Retriever for SpecRetriever {
         }
         let index = self.engine.route(route)?;
         let unit_filter = filter.for_index(&index);
-        let scored = self.ranked(&self.spec, route, &index, query, k, &unit_filter)?;
+        let scored = self.ranked(&self.spec, route, &index, query, k, &unit_filter, None)?;
         scored
             .into_iter()
             .enumerate()

@@ -96,7 +96,7 @@ fn parse_simple(whole: &str, s: &str) -> Result<RetrieverSpec> {
                 }
             }
             let probe = Bm25Params::default();
-            Bm25Params::new(k1.unwrap_or(probe.k1), b.unwrap_or(probe.b), probe.idf)
+            Bm25Params::new(k1.unwrap_or(probe.k1()), b.unwrap_or(probe.b()), probe.idf_kind())
                 .map_err(|e| bad(whole, e.to_string()))?;
             Ok(RetrieverSpec::Bm25 { analyzer, k1, b })
         }

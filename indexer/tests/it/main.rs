@@ -3,6 +3,7 @@
 //! exact search, embeddings (local ONNX when available, the mock API always), fingerprints.
 
 mod bm25_fts5;
+mod bm25_pruning;
 mod build;
 mod dense;
 mod fixtures;

@@ -4,4 +4,5 @@
 mod binding;
 mod boundary;
 mod fixtures;
+mod in_force;
 mod real_rules;

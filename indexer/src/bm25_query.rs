@@ -1,0 +1,639 @@
+//! BM25 as a tantivy [`Query`] → [`Weight`] → [`Scorer`], with our parameters and exact top-k
+//! pruning.
+//!
+//! [`Bm25Query`] holds the analysed query terms with their idf, the [`Bm25Params`] and a
+//! [`UnitFilter`]. Its weight's [`Weight::scorer`] is the exhaustive disjunction: every document
+//! holding a query term that the filter admits, scored
+//! `Σ_t idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))` with `|d|` the exact token count
+//! ([`crate::bm25_stats`]), not tantivy's one-byte fieldnorm. It is the reference the pruned path
+//! is tested against.
+//!
+//! The top-k path ([`Weight::for_each_pruning`], and [`Bm25Weight::top_k`] which keeps scores in
+//! f64 and breaks ties by unit ordinal) is **block-max MaxScore**:
+//!
+//! - each term has an upper bound: over its postings blocks, the largest `score(max tf, min
+//!   length)` of a block (terms with one block: the saturation limit `idf·(k1 + 1)`), computed
+//!   per query from build-time block maxima, so it is valid for any k1, b and idf;
+//! - a segment is scored in windows of 4,096 documents; in each window a term's bound is the
+//!   largest bound of its blocks overlapping the window, and a window whose bounds sum below
+//!   the k-th best score θ so far is skipped without decoding a posting;
+//! - inside a window, terms are sorted by bound; once θ exceeds the sum of the smallest bounds,
+//!   those terms are *non-essential*: a document holding only them cannot enter the top k, so
+//!   candidates come only from the essential terms' postings, and the non-essential postings
+//!   are reached by `seek` (tantivy skips whole blocks without decoding them);
+//! - each candidate is first bounded with the *block* maxima of the blocks it falls in; it is
+//!   dropped unscored when that bound is below θ, and while non-essential terms are added
+//!   (largest bound first) it is dropped as soon as its score plus the remaining block bounds
+//!   cannot reach θ;
+//! - filters (the [`UnitFilter`] on the candidate's fast-field attributes, and an optional
+//!   [`UnitSet`] of admitted unit ordinals, e.g. the rules in force for `/in_force`) are checked
+//!   before any of this, so a filtered-out unit is never scored and never raises θ, and pruning
+//!   stays exact under filters.
+//!
+//! Bounds are compared with a relative margin of 1e-9, and a document's final score is summed in
+//! query-term order as in the exhaustive scorer, so both paths return the same scores bit for bit
+//! and the same top k (ties by unit ordinal).
+
+use std::{collections::BinaryHeap, sync::Arc};
+
+use tantivy::{
+    DocId, DocSet, Score, SegmentReader, TERMINATED, Term,
+    index::SegmentId,
+    postings::{Postings, SegmentPostings},
+    query::{EnableScoring, Explanation, Query, Scorer, Weight},
+    schema::IndexRecordOption,
+};
+
+use crate::{
+    bm25::{Bm25Params, Scored},
+    bm25_stats::{Block, SegmentStats},
+    filter::{UnitAttrs, UnitFilter, UnitSet},
+};
+
+/// Relative margin under which a bound is taken to reach the threshold (rounding of sums in
+/// another order is ~1e-15 relative).
+const MARGIN: f64 = 1e-9;
+/// Documents per pruning window: each window re-sorts the terms by their bound inside it, and a
+/// window whose bounds sum below the k-th score is skipped without decoding a posting.
+pub const DEFAULT_WINDOW: DocId = 4096;
+
+/// What the index keeps in memory per segment for scoring.
+#[derive(Debug)]
+pub(crate) struct SegmentData {
+    pub id: SegmentId,
+    pub stats: SegmentStats,
+    /// Unit ordinal per document.
+    pub ords: Vec<u32>,
+    /// Filter attributes per document.
+    pub attrs: Vec<UnitAttrs>,
+}
+
+/// The segments of an open index and its mean document length.
+#[derive(Debug)]
+pub(crate) struct Corpus {
+    pub segments: Vec<Arc<SegmentData>>,
+    pub avgdl: f64,
+}
+
+impl Corpus {
+    fn segment(&self, id: SegmentId) -> tantivy::Result<&Arc<SegmentData>> {
+        self.segments.iter().find(|s| s.id == id).ok_or_else(|| {
+            tantivy::TantivyError::InternalError(format!("no BM25 statistics for segment {}", id.uuid_string()))
+        })
+    }
+}
+
+/// Postings counters of one search (debug statistics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PruneStats {
+    /// Postings of the query's terms in the searched segments.
+    pub postings: u64,
+    /// Postings whose term score was computed.
+    pub scored: u64,
+    /// Documents whose full score was computed and offered to the top k.
+    pub docs_scored: u64,
+    /// Candidate documents the filter rejected before scoring.
+    pub docs_filtered: u64,
+    /// Windows of documents skipped whole (their terms' bounds could not reach the k-th score).
+    pub windows_skipped: u64,
+}
+
+impl PruneStats {
+    /// Postings never scored.
+    pub fn skipped(&self) -> u64 {
+        self.postings.saturating_sub(self.scored)
+    }
+
+    fn add(&mut self, o: &PruneStats) {
+        self.postings += o.postings;
+        self.scored += o.scored;
+        self.docs_scored += o.docs_scored;
+        self.docs_filtered += o.docs_filtered;
+        self.windows_skipped += o.windows_skipped;
+    }
+}
+
+/// One analysed query term with its idf.
+#[derive(Debug, Clone)]
+pub(crate) struct QueryTerm {
+    pub term: Term,
+    pub idf: f64,
+}
+
+/// Our BM25 over the distinct terms of a query, as a tantivy query.
+#[derive(Clone)]
+pub struct Bm25Query {
+    pub(crate) terms: Vec<QueryTerm>,
+    pub(crate) params: Bm25Params,
+    pub(crate) filter: UnitFilter,
+    /// When set, only these unit ordinals are admitted.
+    pub(crate) units: Option<Arc<UnitSet>>,
+    /// Documents per pruning window.
+    pub(crate) window: DocId,
+    pub(crate) corpus: Arc<Corpus>,
+}
+
+impl std::fmt::Debug for Bm25Query {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bm25Query")
+            .field("terms", &self.terms.len())
+            .field("params", &self.params)
+            .field("filter", &self.filter)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Query for Bm25Query {
+    fn weight(&self, _scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        Ok(Box::new(self.bm25_weight()))
+    }
+
+    fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
+        for t in &self.terms {
+            visitor(&t.term, false);
+        }
+    }
+}
+
+impl Bm25Query {
+    /// Admit only the units of `units` (on top of the filter).
+    pub fn with_units(mut self, units: Arc<UnitSet>) -> Self {
+        self.units = Some(units);
+        self
+    }
+
+    /// Use pruning windows of `docs` documents (≥ 1) instead of [`DEFAULT_WINDOW`] (for tests
+    /// that need many windows on a small index).
+    #[doc(hidden)]
+    pub fn with_window(mut self, docs: DocId) -> Self {
+        self.window = docs.max(1);
+        self
+    }
+
+    /// Whether document `d` of `seg` passes the filter and the unit set.
+    fn admits(&self, seg: &SegmentData, d: DocId) -> bool {
+        (self.filter.is_none() || seg.attrs.get(d as usize).is_some_and(|a| self.filter.admits(a)))
+            && self.units.as_ref().is_none_or(|u| seg.ords.get(d as usize).is_some_and(|&o| u.contains(o)))
+    }
+
+    /// The weight, typed (the scores of its f64 top-k path are not rounded to tantivy's f32).
+    pub fn bm25_weight(&self) -> Bm25Weight {
+        Bm25Weight { query: self.clone() }
+    }
+}
+
+/// The weight of a [`Bm25Query`].
+#[derive(Debug, Clone)]
+pub struct Bm25Weight {
+    query: Bm25Query,
+}
+
+/// Receives the documents the pruned path finds, and tells it the score to beat.
+trait Sink {
+    /// The k-th best score so far (−∞ until k documents are held).
+    fn threshold(&self) -> f64;
+    fn offer(&mut self, doc: DocId, ord: u32, score: f64);
+}
+
+/// Heap entry ordered worst first: lower score, then higher ordinal.
+#[derive(Debug, Clone, Copy)]
+struct Entry(Scored);
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.0.score.total_cmp(&self.0.score).then(self.0.ord.cmp(&o.0.ord))
+    }
+}
+
+/// The k best (score desc, ordinal asc) offered documents.
+struct TopK {
+    k: usize,
+    heap: BinaryHeap<Entry>,
+}
+
+impl Sink for TopK {
+    fn threshold(&self) -> f64 {
+        match self.heap.peek() {
+            Some(w) if self.heap.len() == self.k => w.0.score,
+            _ => f64::NEG_INFINITY,
+        }
+    }
+
+    fn offer(&mut self, _doc: DocId, ord: u32, score: f64) {
+        let e = Entry(Scored { ord, score });
+        if self.heap.len() < self.k {
+            self.heap.push(e);
+        } else if self.heap.peek().is_some_and(|w| e < *w) {
+            self.heap.pop();
+            self.heap.push(e);
+        }
+    }
+}
+
+/// tantivy's pruning callback as a sink (f32 scores, collected only above its threshold).
+struct CallbackSink<'a> {
+    threshold: Score,
+    callback: &'a mut dyn FnMut(DocId, Score) -> Score,
+}
+
+impl Sink for CallbackSink<'_> {
+    fn threshold(&self) -> f64 {
+        f64::from(self.threshold)
+    }
+
+    fn offer(&mut self, doc: DocId, _ord: u32, score: f64) {
+        let s = score as Score;
+        if s > self.threshold {
+            self.threshold = (self.callback)(doc, s);
+        }
+    }
+}
+
+fn below(bound: f64, threshold: f64) -> bool {
+    bound < threshold - MARGIN * threshold.abs()
+}
+
+/// One term's postings in one segment with its bounds.
+struct Cursor<'a> {
+    /// Index of the term in the query (the order scores are summed in).
+    idx: usize,
+    idf: f64,
+    postings: SegmentPostings,
+    /// Bound over all its postings.
+    ub: f64,
+    blocks: Option<&'a [Block]>,
+    /// Bound per block (same indexes as `blocks`).
+    block_ub: Vec<f64>,
+    /// Block holding the current candidate.
+    at: usize,
+}
+
+impl Cursor<'_> {
+    /// Bound of this term's score over documents `start..end` (0 when it has no posting there;
+    /// a term without block maxima is sought to `start`, which decodes at most its one block).
+    fn window_bound(&mut self, start: DocId, end: DocId) -> f64 {
+        match self.blocks {
+            None => {
+                if self.postings.doc() < start {
+                    self.postings.seek(start);
+                }
+                if self.postings.doc() < end { self.ub } else { 0.0 }
+            }
+            Some(blocks) => {
+                while self.at < blocks.len() && blocks[self.at].last_doc < start {
+                    self.at += 1;
+                }
+                let mut bound = 0.0f64;
+                for (b, ub) in blocks[self.at..].iter().zip(&self.block_ub[self.at..]) {
+                    bound = bound.max(*ub);
+                    if b.last_doc + 1 >= end {
+                        break;
+                    }
+                }
+                bound
+            }
+        }
+    }
+
+    /// Bound of this term's score for document `d` (0 past its last posting).
+    fn bound_at(&mut self, d: DocId) -> f64 {
+        match self.blocks {
+            None => self.ub,
+            Some(blocks) => {
+                while self.at < blocks.len() && blocks[self.at].last_doc < d {
+                    self.at += 1;
+                }
+                self.block_ub.get(self.at).copied().unwrap_or(0.0)
+            }
+        }
+    }
+}
+
+impl Bm25Weight {
+    fn open_postings(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(usize, SegmentPostings, u64)>> {
+        let mut out = Vec::new();
+        for (idx, t) in self.query.terms.iter().enumerate() {
+            let inverted = reader.inverted_index(t.term.field())?;
+            if let Some(info) = inverted.get_term_info(&t.term)? {
+                let p = inverted.read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
+                out.push((idx, p, info.postings_range.start as u64));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The `k` best units, best first (ties by unit ordinal), with postings counters.
+    pub fn top_k(&self, searcher: &tantivy::Searcher, k: usize) -> tantivy::Result<(Vec<Scored>, PruneStats)> {
+        let mut top = TopK { k, heap: BinaryHeap::with_capacity(k + 1) };
+        let mut stats = PruneStats::default();
+        if k > 0 {
+            for reader in searcher.segment_readers() {
+                stats.add(&self.prune(reader, &mut top)?);
+            }
+        }
+        let mut hits: Vec<Scored> = top.heap.into_iter().map(|e| e.0).collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        Ok((hits, stats))
+    }
+
+    /// Every admitted matching unit scored by the exhaustive scorer, best first (the reference
+    /// the pruned path is checked against).
+    pub fn exhaustive(&self, searcher: &tantivy::Searcher) -> tantivy::Result<Vec<Scored>> {
+        let mut hits = Vec::new();
+        for reader in searcher.segment_readers() {
+            let mut scorer = self.bm25_scorer(reader)?;
+            let mut doc = scorer.doc();
+            while doc != TERMINATED {
+                hits.push(Scored { ord: scorer.seg.ords[doc as usize], score: scorer.score_f64() });
+                doc = scorer.advance();
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        Ok(hits)
+    }
+
+    /// Block-max MaxScore over one segment, window by window (see the module docs).
+    fn prune(&self, reader: &SegmentReader, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
+        let q = &self.query;
+        let seg = q.corpus.segment(reader.segment_id())?.clone();
+        let (params, avgdl) = (q.params, q.corpus.avgdl);
+        let mut stats = PruneStats::default();
+        let mut cursors: Vec<Cursor> = Vec::new();
+        for (idx, postings, start) in self.open_postings(reader)? {
+            let idf = q.terms[idx].idf;
+            stats.postings += u64::from(postings.doc_freq());
+            let blocks = seg.stats.blocks(start);
+            let block_ub: Vec<f64> = blocks
+                .unwrap_or(&[])
+                .iter()
+                .map(|b| params.term_score(idf, f64::from(b.max_tf), f64::from(b.min_len), avgdl))
+                .collect();
+            let saturation = idf * (params.k1() + 1.0);
+            let ub = if blocks.is_some() { block_ub.iter().copied().fold(0.0, f64::max) } else { saturation };
+            cursors.push(Cursor { idx, idf, postings, ub, blocks, block_ub, at: 0 });
+        }
+        let n = cursors.len();
+        if n == 0 {
+            return Ok(stats);
+        }
+        let mut contrib = vec![0.0f64; q.terms.len()];
+        let mut touched: Vec<usize> = Vec::with_capacity(n);
+        // Per window: each term's bound inside it, terms in ascending bound order, prefix sums of
+        // those bounds, and per candidate the prefix sums of the non-essential block bounds.
+        let mut wmax = vec![0.0; n];
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut prefix = vec![0.0; n + 1];
+        let mut nb = vec![0.0; n + 1];
+        let max_doc = reader.max_doc();
+        let mut start = 0;
+        while start < max_doc {
+            let end = start.saturating_add(q.window).min(max_doc);
+            let mut theta = sink.threshold();
+            let mut total = 0.0;
+            for (i, c) in cursors.iter_mut().enumerate() {
+                wmax[i] = c.window_bound(start, end);
+                total += wmax[i];
+            }
+            if below(total, theta) {
+                stats.windows_skipped += 1;
+                start = end;
+                continue;
+            }
+            order.sort_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
+            for (i, &o) in order.iter().enumerate() {
+                prefix[i + 1] = prefix[i] + wmax[o];
+            }
+            let mut essential = 0;
+            while essential < n && below(prefix[essential + 1], theta) {
+                essential += 1;
+            }
+            for &o in &order[essential..] {
+                let c = &mut cursors[o];
+                if c.postings.doc() < start {
+                    c.postings.seek(start);
+                }
+            }
+            while essential < n {
+                let d = order[essential..].iter().map(|&o| cursors[o].postings.doc()).min().unwrap_or(TERMINATED);
+                if d >= end {
+                    break;
+                }
+                if q.admits(&seg, d) {
+                    let mut bound = 0.0;
+                    for &o in &order[essential..] {
+                        let c = &mut cursors[o];
+                        if c.postings.doc() == d {
+                            bound += c.bound_at(d);
+                        }
+                    }
+                    for i in 0..essential {
+                        nb[i + 1] = nb[i] + cursors[order[i]].bound_at(d);
+                    }
+                    if !below(bound + nb[essential], theta) {
+                        let dl = f64::from(seg.stats.lens[d as usize]);
+                        let mut score = 0.0;
+                        for &o in &order[essential..] {
+                            let c = &mut cursors[o];
+                            if c.postings.doc() == d {
+                                let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
+                                contrib[c.idx] = s;
+                                touched.push(c.idx);
+                                score += s;
+                                stats.scored += 1;
+                            }
+                        }
+                        let mut complete = true;
+                        for i in (0..essential).rev() {
+                            if below(score + nb[i + 1], theta) {
+                                complete = false;
+                                break;
+                            }
+                            let c = &mut cursors[order[i]];
+                            if c.postings.doc() < d {
+                                c.postings.seek(d);
+                            }
+                            if c.postings.doc() == d {
+                                let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
+                                contrib[c.idx] = s;
+                                touched.push(c.idx);
+                                score += s;
+                                stats.scored += 1;
+                            }
+                        }
+                        if complete {
+                            // Summed in query-term order, exactly as the exhaustive scorer sums.
+                            let exact: f64 = contrib.iter().sum();
+                            stats.docs_scored += 1;
+                            sink.offer(d, seg.ords[d as usize], exact);
+                            theta = sink.threshold();
+                            while essential < n && below(prefix[essential + 1], theta) {
+                                essential += 1;
+                            }
+                        }
+                        for i in touched.drain(..) {
+                            contrib[i] = 0.0;
+                        }
+                    }
+                } else {
+                    stats.docs_filtered += 1;
+                }
+                for &o in &order[essential..] {
+                    let c = &mut cursors[o];
+                    if c.postings.doc() == d {
+                        c.postings.advance();
+                    }
+                }
+            }
+            start = end;
+        }
+        Ok(stats)
+    }
+
+    fn bm25_scorer(&self, reader: &SegmentReader) -> tantivy::Result<Bm25Scorer> {
+        let seg = self.query.corpus.segment(reader.segment_id())?.clone();
+        let postings =
+            self.open_postings(reader)?.into_iter().map(|(idx, p, _)| (idx, self.query.terms[idx].idf, p)).collect();
+        let mut scorer = Bm25Scorer {
+            postings,
+            seg,
+            params: self.query.params,
+            avgdl: self.query.corpus.avgdl,
+            query: self.query.clone(),
+            contrib: vec![0.0; self.query.terms.len()],
+            doc: 0,
+        };
+        scorer.doc = scorer.settle(scorer.min_doc());
+        Ok(scorer)
+    }
+}
+
+impl Weight for Bm25Weight {
+    fn scorer(&self, reader: &SegmentReader, _boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+        Ok(Box::new(self.bm25_scorer(reader)?))
+    }
+
+    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
+        let mut scorer = self.bm25_scorer(reader)?;
+        if scorer.doc() > doc || scorer.seek(doc) != doc {
+            return Err(tantivy::TantivyError::InvalidArgument(format!("document {doc} does not match")));
+        }
+        let p = self.query.params;
+        Ok(Explanation::new_with_string(
+            format!("BM25 k1={} b={} idf={:?}", p.k1(), p.b(), p.idf_kind()),
+            scorer.score_f64() as Score,
+        ))
+    }
+
+    fn for_each_pruning(
+        &self,
+        threshold: Score,
+        reader: &SegmentReader,
+        callback: &mut dyn FnMut(DocId, Score) -> Score,
+    ) -> tantivy::Result<()> {
+        self.prune(reader, &mut CallbackSink { threshold, callback })?;
+        Ok(())
+    }
+}
+
+/// The exhaustive disjunction of a [`Bm25Query`] over one segment.
+pub struct Bm25Scorer {
+    /// (query-term index, idf, postings)
+    postings: Vec<(usize, f64, SegmentPostings)>,
+    seg: Arc<SegmentData>,
+    params: Bm25Params,
+    avgdl: f64,
+    query: Bm25Query,
+    contrib: Vec<f64>,
+    doc: DocId,
+}
+
+impl std::fmt::Debug for Bm25Scorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bm25Scorer")
+            .field("terms", &self.postings.len())
+            .field("doc", &self.doc)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bm25Scorer {
+    fn min_doc(&self) -> DocId {
+        self.postings.iter().map(|p| p.2.doc()).min().unwrap_or(TERMINATED)
+    }
+
+    fn admits(&self, d: DocId) -> bool {
+        self.query.admits(&self.seg, d)
+    }
+
+    /// The first admitted document from `d` on.
+    fn settle(&mut self, mut d: DocId) -> DocId {
+        while d != TERMINATED && !self.admits(d) {
+            for p in &mut self.postings {
+                if p.2.doc() == d {
+                    p.2.advance();
+                }
+            }
+            d = self.min_doc();
+        }
+        d
+    }
+
+    /// The current document's score, summed in query-term order.
+    pub fn score_f64(&mut self) -> f64 {
+        let d = self.doc;
+        let dl = f64::from(self.seg.stats.lens.get(d as usize).copied().unwrap_or(0));
+        for (idx, idf, p) in &mut self.postings {
+            self.contrib[*idx] =
+                if p.doc() == d { self.params.term_score(*idf, f64::from(p.term_freq()), dl, self.avgdl) } else { 0.0 };
+        }
+        self.contrib.iter().sum()
+    }
+}
+
+impl DocSet for Bm25Scorer {
+    fn advance(&mut self) -> DocId {
+        let d = self.doc;
+        for p in &mut self.postings {
+            if p.2.doc() == d {
+                p.2.advance();
+            }
+        }
+        self.doc = self.settle(self.min_doc());
+        self.doc
+    }
+
+    fn seek(&mut self, target: DocId) -> DocId {
+        for p in &mut self.postings {
+            if p.2.doc() < target {
+                p.2.seek(target);
+            }
+        }
+        self.doc = self.settle(self.min_doc());
+        self.doc
+    }
+
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+
+    fn size_hint(&self) -> u32 {
+        self.postings.iter().map(|p| p.2.doc_freq()).max().unwrap_or(0)
+    }
+}
+
+impl Scorer for Bm25Scorer {
+    fn score(&mut self) -> Score {
+        self.score_f64() as Score
+    }
+}

@@ -1,0 +1,249 @@
+//! Per-segment statistics the BM25 scorer needs and tantivy does not keep: every document's
+//! exact token count, and for every term with more than one block of postings the maxima of
+//! each block, written once at build time beside the segment (`bm25-stats-<segment>.bin`).
+//!
+//! A block's entry is its last document, its largest term frequency and its shortest document
+//! (the smallest token count among the documents of the block that hold the term). BM25's term
+//! score grows with tf and shrinks with the document length for every k1 ≥ 0 and b ∈ [0, 1], so
+//! `score(max tf, min length)` bounds every posting of the block whatever parameters a query
+//! uses — unlike tantivy's own block-max data, which stores the single (tf, fieldnorm) pair that
+//! maximises its built-in k1 = 1.2, b = 0.75 score over quantised lengths. Blocks are tantivy's
+//! own postings blocks, so they are computed by decoding each block once.
+//!
+//! Terms with at most one block are left out: their bound is BM25's saturation limit
+//! `idf·(k1 + 1)`, and they have so few postings that a loose bound costs little.
+//!
+//! The lengths are the sum of a document's term frequencies over all terms, i.e. the number of
+//! tokens the analyzer produced, so documents can be tokenised on tantivy's indexing threads
+//! rather than on the caller's thread just to count them.
+
+use std::{
+    io::{BufWriter, Write},
+    path::{Path, PathBuf},
+};
+
+use tantivy::{SegmentReader, postings::TermInfo, schema::Field, schema::IndexRecordOption};
+
+use crate::{Error, Result};
+
+const MAGIC: &[u8; 8] = b"ANSBM25\x01";
+/// Documents per tantivy postings block.
+const BLOCK: usize = 128;
+
+/// Maxima of one postings block of one term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub last_doc: u32,
+    pub max_tf: u32,
+    pub min_len: u32,
+}
+
+/// The statistics of one segment.
+#[derive(Debug, Default)]
+pub(crate) struct SegmentStats {
+    /// Exact token count per document.
+    pub lens: Vec<u32>,
+    /// `(start of the term's postings in the segment's postings file, first block, block count)`,
+    /// sorted by the start (which identifies a term within its segment).
+    terms: Vec<(u64, u32, u32)>,
+    blocks: Vec<Block>,
+}
+
+/// The statistics file of a segment.
+pub(crate) fn stats_path(index_dir: &Path, seg: &SegmentReader) -> PathBuf {
+    index_dir.join(format!("bm25-stats-{}.bin", seg.segment_id().uuid_string()))
+}
+
+impl SegmentStats {
+    /// Decode the segment's postings of `field` to compute its statistics, on `threads` threads
+    /// (each takes every `threads`-th term of the dictionary).
+    pub(crate) fn compute(seg: &SegmentReader, field: Field, threads: usize) -> Result<Self> {
+        let inverted = seg.inverted_index(field)?;
+        let threads = threads.max(1);
+        let max_doc = seg.max_doc() as usize;
+        // Pass 1: lengths (sum of term frequencies per document) and the terms with more than
+        // one block.
+        let parts = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let inverted = &inverted;
+                    s.spawn(move || -> Result<(Vec<u32>, Vec<TermInfo>)> {
+                        let mut lens = vec![0u32; max_doc];
+                        let mut long = Vec::new();
+                        let mut stream = inverted.terms().stream()?;
+                        let mut i = 0usize;
+                        while stream.advance() {
+                            i += 1;
+                            if i % threads != t {
+                                continue;
+                            }
+                            let info = stream.value().clone();
+                            let mut block =
+                                inverted.read_block_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
+                            while !block.docs().is_empty() {
+                                for (&d, &tf) in block.docs().iter().zip(block.freqs()) {
+                                    lens[d as usize] += tf;
+                                }
+                                block.advance();
+                            }
+                            if info.doc_freq as usize > BLOCK {
+                                long.push(info);
+                            }
+                        }
+                        Ok((lens, long))
+                    })
+                })
+                .collect();
+            workers.into_iter().map(join).collect::<Result<Vec<_>>>()
+        })?;
+        let mut lens = vec![0u32; max_doc];
+        let mut long: Vec<Vec<TermInfo>> = Vec::with_capacity(threads);
+        for (part, l) in parts {
+            for (a, b) in lens.iter_mut().zip(part) {
+                *a += b;
+            }
+            long.push(l);
+        }
+        // Pass 2: block maxima of the long terms.
+        let lens_ref = &lens;
+        let parts = std::thread::scope(|s| {
+            let workers: Vec<_> = long
+                .iter()
+                .map(|infos| {
+                    let inverted = &inverted;
+                    s.spawn(move || -> Result<(Vec<(u64, u32, u32)>, Vec<Block>)> {
+                        let mut terms = Vec::with_capacity(infos.len());
+                        let mut blocks = Vec::new();
+                        for info in infos {
+                            let first = blocks.len() as u32;
+                            let mut block =
+                                inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                            while let Some(&last_doc) = block.docs().last() {
+                                let max_tf = block.freqs().iter().copied().max().unwrap_or(0);
+                                let min_len = block.docs().iter().map(|&d| lens_ref[d as usize]).min().unwrap_or(0);
+                                blocks.push(Block { last_doc, max_tf, min_len });
+                                block.advance();
+                            }
+                            terms.push((info.postings_range.start as u64, first, blocks.len() as u32 - first));
+                        }
+                        Ok((terms, blocks))
+                    })
+                })
+                .collect();
+            workers.into_iter().map(join).collect::<Result<Vec<_>>>()
+        })?;
+        let mut terms = Vec::new();
+        let mut blocks = Vec::new();
+        for (t, b) in parts {
+            let offset = blocks.len() as u32;
+            terms.extend(t.into_iter().map(|(start, first, n)| (start, first + offset, n)));
+            blocks.extend(b);
+        }
+        terms.sort_unstable_by_key(|t| t.0);
+        Ok(Self { lens, terms, blocks })
+    }
+
+    /// The block maxima of the term whose postings start at `postings_start`, when it has more
+    /// than one block.
+    pub(crate) fn blocks(&self, postings_start: u64) -> Option<&[Block]> {
+        let i = self.terms.binary_search_by_key(&postings_start, |t| t.0).ok()?;
+        let (_, first, n) = self.terms[i];
+        self.blocks.get(first as usize..(first + n) as usize)
+    }
+
+    pub(crate) fn write(&self, path: &Path) -> Result<()> {
+        let mut out = BufWriter::new(fs_err::File::create(path)?);
+        out.write_all(MAGIC)?;
+        for n in [self.lens.len(), self.terms.len(), self.blocks.len()] {
+            out.write_all(&(n as u64).to_le_bytes())?;
+        }
+        for l in &self.lens {
+            out.write_all(&l.to_le_bytes())?;
+        }
+        for (start, first, n) in &self.terms {
+            out.write_all(&start.to_le_bytes())?;
+            out.write_all(&first.to_le_bytes())?;
+            out.write_all(&n.to_le_bytes())?;
+        }
+        for b in &self.blocks {
+            for v in [b.last_doc, b.max_tf, b.min_len] {
+                out.write_all(&v.to_le_bytes())?;
+            }
+        }
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        Ok(())
+    }
+
+    /// Read the statistics of a segment with `max_doc` documents.
+    pub(crate) fn read(path: &Path, max_doc: u32) -> Result<Self> {
+        let bad = |message: String| Error::IndexFile {
+            path: path.to_path_buf(),
+            message: format!("{message}; rebuild the index with `anser index --rebuild`"),
+        };
+        if !path.is_file() {
+            return Err(bad("BM25 statistics file missing".into()));
+        }
+        let bytes = fs_err::read(path)?;
+        let mut r = Reader { bytes: &bytes, at: 0 };
+        if r.take(8) != Some(MAGIC.as_slice()) {
+            return Err(bad("not a BM25 statistics file of this format".into()));
+        }
+        let mut counts = [0usize; 3];
+        for c in &mut counts {
+            *c = r.u64().ok_or_else(|| bad("truncated header".into()))? as usize;
+        }
+        let [n_lens, n_terms, n_blocks] = counts;
+        if n_lens != max_doc as usize || bytes.len() != 32 + n_lens * 4 + n_terms * 16 + n_blocks * 12 {
+            return Err(bad(format!("{} bytes do not fit a segment of {max_doc} documents", bytes.len())));
+        }
+        let truncated = || bad("truncated".into());
+        let lens = (0..n_lens).map(|_| r.u32().ok_or_else(truncated)).collect::<Result<Vec<_>>>()?;
+        let terms = (0..n_terms)
+            .map(|_| {
+                Ok((r.u64().ok_or_else(truncated)?, r.u32().ok_or_else(truncated)?, r.u32().ok_or_else(truncated)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let blocks = (0..n_blocks)
+            .map(|_| {
+                Ok(Block {
+                    last_doc: r.u32().ok_or_else(truncated)?,
+                    max_tf: r.u32().ok_or_else(truncated)?,
+                    min_len: r.u32().ok_or_else(truncated)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if terms.iter().any(|&(_, first, n)| first as usize + n as usize > blocks.len()) {
+            return Err(bad("block range out of bounds".into()));
+        }
+        Ok(Self { lens, terms, blocks })
+    }
+}
+
+/// The result of a worker thread (a panic becomes an internal error).
+fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    h.join().unwrap_or_else(|_| {
+        Err(Error::Tantivy(tantivy::TantivyError::InternalError("BM25 statistics thread panicked".into())))
+    })
+}
+
+/// Little-endian cursor over a byte slice.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.bytes.get(self.at..self.at + n)?;
+        self.at += n;
+        Some(s)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
+    }
+}
