@@ -5,5 +5,6 @@
 mod bm25_fts5;
 mod build;
 mod dense;
+mod dense_resume;
 mod fixtures;
 mod hnsw_recall;
