@@ -48,8 +48,13 @@ pub struct OnnxEmbedder {
 impl OnnxEmbedder {
     /// Open an encoder directory (see anser-encoder). `threads` = 0 lets ONNX Runtime choose.
     pub fn open(dir: &Path, threads: usize) -> Result<Self> {
-        let cfg = EncoderConfig { threads, ..EncoderConfig::default() };
-        Ok(Self { encoder: Encoder::open(dir, &cfg)? })
+        Self::with_config(dir, &EncoderConfig { threads, ..EncoderConfig::default() })
+    }
+
+    /// Open an encoder directory with explicit encoder parameters (threads, parallel sessions,
+    /// batch size).
+    pub fn with_config(dir: &Path, config: &EncoderConfig) -> Result<Self> {
+        Ok(Self { encoder: Encoder::open(dir, config)? })
     }
 }
 

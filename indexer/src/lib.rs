@@ -45,6 +45,8 @@ pub mod units;
 pub mod vectors;
 
 pub use analyzer::{Analyzer, Tokens};
+/// Encoder parameters for [`OnnxEmbedder::with_config`].
+pub use anser_encoder::{DEFAULT_SESSIONS as DEFAULT_ONNX_SESSIONS, EncoderConfig};
 pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Idf, Scored};
 pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 pub use dense_build::{DEFAULT_EMBED_BATCH, DEFAULT_EMBEDDING_CONCURRENCY, DenseParams, DenseStats};

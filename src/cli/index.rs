@@ -96,6 +96,10 @@ pub struct IndexArgs {
     /// Threads for indexing and the ONNX encoder.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// ONNX Runtime sessions running encoder batches side by side, sharing --threads (more
+    /// memory: one model copy each).
+    #[arg(long, default_value_t = anser_indexer::DEFAULT_ONNX_SESSIONS)]
+    onnx_sessions: usize,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -107,7 +111,12 @@ pub struct IndexArgs {
 fn embedder(args: &IndexArgs) -> Result<Option<Box<dyn Embedder>>, CliError> {
     Ok(match (&args.embedding_model, args.embedding_backend) {
         (Some(dir), None | Some(Backend::Onnx)) => {
-            Some(Box::new(OnnxEmbedder::open(dir, args.threads).map_err(index_err)?))
+            let config = anser_indexer::EncoderConfig {
+                threads: args.threads,
+                sessions: args.onnx_sessions,
+                ..anser_indexer::EncoderConfig::default()
+            };
+            Some(Box::new(OnnxEmbedder::with_config(dir, &config).map_err(index_err)?))
         }
         (None, Some(Backend::Onnx)) => {
             return Err(CliError::user(
