@@ -15,6 +15,12 @@ pub const DEFAULT_MAX_LENGTH: usize = 512;
 pub const DEFAULT_BATCH_SIZE: usize = 32;
 /// Default intra-op thread count; 0 lets ONNX Runtime choose (one per physical core).
 pub const DEFAULT_THREADS: usize = 0;
+/// Default number of ONNX Runtime sessions running batches side by side. One session spreads
+/// each batch over all `threads`; several sessions split `threads` between them and run
+/// different batches at once (more memory: one copy of the model each).
+pub const DEFAULT_SESSIONS: usize = 1;
+/// Largest accepted session count.
+pub const MAX_SESSIONS: usize = 64;
 
 /// How token states become one sentence vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -44,8 +50,10 @@ pub struct EncoderConfig {
     pub max_length: usize,
     /// Texts per ONNX Runtime call (≥ 1); see [`DEFAULT_BATCH_SIZE`].
     pub batch_size: usize,
-    /// Intra-op threads; see [`DEFAULT_THREADS`].
+    /// Intra-op threads in all, shared out between the sessions; see [`DEFAULT_THREADS`].
     pub threads: usize,
+    /// Sessions running batches in parallel, in [1, [`MAX_SESSIONS`]]; see [`DEFAULT_SESSIONS`].
+    pub sessions: usize,
     /// Override the model's pooling (`None`: as the model directory says, else mean).
     pub pooling: Option<Pooling>,
     /// Override L2 normalisation of pooled vectors (`None`: as the model directory says).
@@ -59,6 +67,7 @@ impl Default for EncoderConfig {
             max_length: DEFAULT_MAX_LENGTH,
             batch_size: DEFAULT_BATCH_SIZE,
             threads: DEFAULT_THREADS,
+            sessions: DEFAULT_SESSIONS,
             pooling: None,
             normalize: None,
         }
@@ -76,6 +85,9 @@ impl EncoderConfig {
         }
         if self.threads > 1024 {
             return Err(Error::Param(format!("threads {} is not a plausible thread count", self.threads)));
+        }
+        if !(1..=MAX_SESSIONS).contains(&self.sessions) {
+            return Err(Error::Param(format!("sessions {} must be in [1, {MAX_SESSIONS}]", self.sessions)));
         }
         Ok(())
     }
@@ -149,7 +161,7 @@ mod tests {
     #[test]
     fn defaults_are_documented_values() {
         let c = EncoderConfig::default();
-        assert_eq!((c.max_length, c.batch_size, c.threads), (512, 32, 0));
+        assert_eq!((c.max_length, c.batch_size, c.threads, c.sessions), (512, 32, 0, 1));
         assert!(c.validate().is_ok());
     }
 
@@ -157,6 +169,7 @@ mod tests {
     fn bad_params_are_rejected() {
         assert!(EncoderConfig { max_length: 1, ..Default::default() }.validate().is_err());
         assert!(EncoderConfig { batch_size: 0, ..Default::default() }.validate().is_err());
+        assert!(EncoderConfig { sessions: 0, ..Default::default() }.validate().is_err());
     }
 
     #[test]

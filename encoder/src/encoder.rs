@@ -1,9 +1,17 @@
 //! The encoder: tokenise, run the ONNX graph in length-sorted batches, and hand back either
 //! every token's hidden state or a pooled sentence vector.
+//!
+//! Texts are tokenised once, sorted by token count and cut into batches, each padded only to its
+//! own longest text, so little of the model's work goes into padding. Batches run on one ONNX
+//! Runtime session (spread over its intra-op threads) or, with [`EncoderConfig::sessions`] > 1,
+//! on several sessions side by side, each taking the next batch as it finishes one.
 
 use std::{
     path::{Path, PathBuf},
-    sync::{Mutex, OnceLock},
+    sync::{
+        Mutex, OnceLock, PoisonError,
+        atomic::{AtomicUsize, Ordering},
+    },
 };
 
 use ort::{
@@ -55,10 +63,11 @@ impl TokenOutput {
     }
 }
 
-/// An ONNX encoder. `Sync`: calls from several threads are serialised on the session.
+/// An ONNX encoder. `Sync`: calls from several threads share the sessions (each session runs
+/// one batch at a time).
 #[derive(Debug)]
 pub struct Encoder {
-    session: Mutex<Session>,
+    sessions: Vec<Mutex<Session>>,
     tokenizer: Tokenizer,
     info: ModelInfo,
     batch_size: usize,
@@ -100,18 +109,17 @@ impl Encoder {
         let pad_id = tokenizer.token_to_id("[PAD]").or_else(|| tokenizer.token_to_id("<pad>")).unwrap_or(0);
 
         let env = environment(config.ort_library.as_deref())?;
-        let ort_err = |e: ort::Error<ort::session::builder::SessionBuilder>| Error::Ort(e.to_string());
-        let mut builder = Session::builder(env)
-            .map_err(|e| Error::Ort(e.to_string()))?
-            .with_optimization_level(GraphOptimizationLevel::All)
-            .map_err(ort_err)?;
-        if config.threads > 0 {
-            builder = builder.with_intra_threads(config.threads).map_err(ort_err)?;
-        }
-        let session = builder
-            .commit_from_file(&model_path)
-            .map_err(|e| Error::Model { path: model_path.clone(), message: format!("cannot load ONNX model: {e}") })?;
-
+        let sessions = (0..config.sessions)
+            .map(|i| {
+                // `threads` in all, shared out; 0 lets ONNX Runtime choose for each session.
+                let threads = match config.threads {
+                    0 => 0,
+                    t => (t / config.sessions + usize::from(i < t % config.sessions)).max(1),
+                };
+                open_session(env, &model_path, threads)
+            })
+            .collect::<Result<Vec<Session>>>()?;
+        let session = &sessions[0];
         let input_names: Vec<String> = session.inputs().iter().map(|i| i.name().to_string()).collect();
         for name in &input_names {
             if !matches!(name.as_str(), "input_ids" | "attention_mask" | "token_type_ids") {
@@ -149,7 +157,7 @@ impl Encoder {
             normalize: config.normalize.unwrap_or(settings.normalize),
         };
         Ok(Encoder {
-            session: Mutex::new(session),
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
             tokenizer,
             info,
             batch_size: config.batch_size,
@@ -188,10 +196,10 @@ impl Encoder {
 
     /// Token-level outputs, one per text, in input order.
     pub fn encode_tokens(&self, texts: &[&str]) -> Result<Vec<TokenOutput>> {
-        let mut out: Vec<Option<TokenOutput>> = vec![None; texts.len()];
+        let out: Mutex<Vec<Option<TokenOutput>>> = Mutex::new(vec![None; texts.len()]);
         let dim = self.info.dim;
         self.forward(texts, |i, enc, rows| {
-            out[i] = Some(TokenOutput {
+            let output = TokenOutput {
                 ids: enc.get_ids().to_vec(),
                 tokens: enc.get_tokens().to_vec(),
                 offsets: enc.get_offsets().to_vec(),
@@ -199,9 +207,12 @@ impl Encoder {
                 attention_mask: enc.get_attention_mask().to_vec(),
                 hidden: rows.to_vec(),
                 dim,
-            });
+            };
+            out.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(output);
         })?;
-        out.into_iter()
+        out.into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .into_iter()
             .enumerate()
             .map(|(i, o)| o.ok_or_else(|| Error::Ort(format!("no output for text {i}"))))
             .collect()
@@ -210,7 +221,7 @@ impl Encoder {
     /// Pooled sentence vectors (per [`ModelInfo::pooling`] and [`ModelInfo::normalize`]), one per
     /// text, in input order.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let out: Mutex<Vec<Vec<f32>>> = Mutex::new(vec![Vec::new(); texts.len()]);
         let (dim, pooling, normalize) = (self.info.dim, self.info.pooling, self.info.normalize);
         self.forward(texts, |i, enc, rows| {
             let mut v = match pooling {
@@ -220,71 +231,132 @@ impl Encoder {
             if normalize {
                 l2_normalize(&mut v);
             }
-            out[i] = v;
+            out.lock().unwrap_or_else(PoisonError::into_inner)[i] = v;
         })?;
-        Ok(out)
+        Ok(out.into_inner().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Run the model over `texts` in length-sorted batches; calls `sink(index, encoding, rows)`
-    /// with the text's own `len × dim` hidden rows (padding removed).
-    fn forward(&self, texts: &[&str], mut sink: impl FnMut(usize, &Encoding, &[f32])) -> Result<()> {
+    /// with the text's own `len × dim` hidden rows (padding removed), from the thread of the
+    /// session that ran its batch.
+    fn forward(&self, texts: &[&str], sink: impl Fn(usize, &Encoding, &[f32]) + Sync) -> Result<()> {
         if texts.is_empty() {
             return Ok(());
         }
         let encodings = self.tokenize(texts)?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let batches: Vec<&[usize]> = order.chunks(self.batch_size).collect();
+        let workers = self.sessions.len().min(batches.len());
+        if workers <= 1 {
+            let mut session = self.sessions[0].lock().unwrap_or_else(PoisonError::into_inner);
+            return batches.iter().try_for_each(|batch| self.run_batch(&mut session, &encodings, batch, &sink));
+        }
+        // Each session takes the next batch when it is done with one; the first error stops
+        // the others from starting new batches.
+        let next = AtomicUsize::new(0);
+        let first_error: Mutex<Option<Error>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for slot in &self.sessions[..workers] {
+                let (next, first_error, batches, encodings, sink) = (&next, &first_error, &batches, &encodings, &sink);
+                scope.spawn(move || {
+                    let mut session = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                    loop {
+                        if first_error.lock().unwrap_or_else(PoisonError::into_inner).is_some() {
+                            break;
+                        }
+                        let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                        if let Err(e) = self.run_batch(&mut session, encodings, batch, sink) {
+                            first_error.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(e);
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        match first_error.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// One batch through one session: pad to the batch's longest text, run, hand each text's
+    /// rows to `sink`.
+    fn run_batch(
+        &self,
+        session: &mut Session,
+        encodings: &[Encoding],
+        batch: &[usize],
+        sink: &(impl Fn(usize, &Encoding, &[f32]) + Sync),
+    ) -> Result<()> {
         let dim = self.info.dim;
-        let mut session = self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        for batch in order.chunks(self.batch_size) {
-            let seq = batch.iter().map(|&i| encodings[i].get_ids().len()).max().unwrap_or(0).max(1);
-            let n = batch.len();
-            let mut ids = vec![i64::from(self.pad_id); n * seq];
-            let mut mask = vec![0i64; n * seq];
-            let mut types = vec![0i64; n * seq];
-            for (row, &i) in batch.iter().enumerate() {
-                let e = &encodings[i];
-                for (t, ((&id, &m), &ty)) in
-                    e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate()
-                {
-                    ids[row * seq + t] = i64::from(id);
-                    mask[row * seq + t] = i64::from(m);
-                    types[row * seq + t] = i64::from(ty);
-                }
-            }
-            let shape = [n, seq];
-            let mut inputs: Vec<(String, Tensor<i64>)> = Vec::with_capacity(self.input_names.len());
-            for name in &self.input_names {
-                let data = match name.as_str() {
-                    "input_ids" => ids.clone(),
-                    "attention_mask" => mask.clone(),
-                    _ => types.clone(),
-                };
-                let tensor = Tensor::from_array((shape, data)).map_err(|e| Error::Ort(e.to_string()))?;
-                inputs.push((name.clone(), tensor));
-            }
-            let outputs = session.run(inputs).map_err(|e| Error::Ort(e.to_string()))?;
-            let value = outputs
-                .get(&self.output_name)
-                .ok_or_else(|| Error::Ort(format!("output {} missing", self.output_name)))?;
-            let (out_shape, data) = value.try_extract_tensor::<f32>().map_err(|e| Error::Ort(e.to_string()))?;
-            if out_shape.len() != 3
-                || out_shape[0] as usize != n
-                || out_shape[1] as usize != seq
-                || out_shape[2] as usize != dim
+        let seq = batch.iter().map(|&i| encodings[i].get_ids().len()).max().unwrap_or(0).max(1);
+        let n = batch.len();
+        let mut ids = vec![i64::from(self.pad_id); n * seq];
+        let mut mask = vec![0i64; n * seq];
+        let mut types = vec![0i64; n * seq];
+        for (row, &i) in batch.iter().enumerate() {
+            let e = &encodings[i];
+            for (t, ((&id, &m), &ty)) in
+                e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate()
             {
-                return Err(Error::Ort(format!(
-                    "output {} has shape {:?}, expected [{n}, {seq}, {dim}]",
-                    self.output_name,
-                    &out_shape[..]
-                )));
+                ids[row * seq + t] = i64::from(id);
+                mask[row * seq + t] = i64::from(m);
+                types[row * seq + t] = i64::from(ty);
             }
-            for (row, &i) in batch.iter().enumerate() {
-                let len = encodings[i].get_ids().len();
-                let start = row * seq * dim;
-                sink(i, &encodings[i], &data[start..start + len * dim]);
-            }
+        }
+        let shape = [n, seq];
+        let mut inputs: Vec<(String, Tensor<i64>)> = Vec::with_capacity(self.input_names.len());
+        let mut columns = [Some(ids), Some(mask), Some(types)];
+        for name in &self.input_names {
+            let column = match name.as_str() {
+                "input_ids" => 0,
+                "attention_mask" => 1,
+                _ => 2,
+            };
+            // Each input is moved into its tensor (an ONNX graph never repeats an input name).
+            let data = match columns[column].take() {
+                Some(d) => d,
+                None => return Err(Error::Ort(format!("model input {name} appears twice"))),
+            };
+            let tensor = Tensor::from_array((shape, data)).map_err(|e| Error::Ort(e.to_string()))?;
+            inputs.push((name.clone(), tensor));
+        }
+        let outputs = session.run(inputs).map_err(|e| Error::Ort(e.to_string()))?;
+        let value =
+            outputs.get(&self.output_name).ok_or_else(|| Error::Ort(format!("output {} missing", self.output_name)))?;
+        let (out_shape, data) = value.try_extract_tensor::<f32>().map_err(|e| Error::Ort(e.to_string()))?;
+        if out_shape.len() != 3
+            || out_shape[0] as usize != n
+            || out_shape[1] as usize != seq
+            || out_shape[2] as usize != dim
+        {
+            return Err(Error::Ort(format!(
+                "output {} has shape {:?}, expected [{n}, {seq}, {dim}]",
+                self.output_name,
+                &out_shape[..]
+            )));
+        }
+        for (row, &i) in batch.iter().enumerate() {
+            let len = encodings[i].get_ids().len();
+            let start = row * seq * dim;
+            sink(i, &encodings[i], &data[start..start + len * dim]);
         }
         Ok(())
     }
+}
+
+/// One session over `model_path` with `threads` intra-op threads (0: ONNX Runtime's choice).
+fn open_session(env: &ort::environment::Environment, model_path: &Path, threads: usize) -> Result<Session> {
+    let ort_err = |e: ort::Error<ort::session::builder::SessionBuilder>| Error::Ort(e.to_string());
+    let mut builder = Session::builder(env)
+        .map_err(|e| Error::Ort(e.to_string()))?
+        .with_optimization_level(GraphOptimizationLevel::All)
+        .map_err(ort_err)?;
+    if threads > 0 {
+        builder = builder.with_intra_threads(threads).map_err(ort_err)?;
+    }
+    builder
+        .commit_from_file(model_path)
+        .map_err(|e| Error::Model { path: model_path.to_path_buf(), message: format!("cannot load ONNX model: {e}") })
 }

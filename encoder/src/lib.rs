@@ -32,7 +32,10 @@ mod error;
 mod pooling;
 mod runtime;
 
-pub use config::{DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_THREADS, EncoderConfig, ModelInfo, Pooling};
+pub use config::{
+    DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_SESSIONS, DEFAULT_THREADS, EncoderConfig, MAX_SESSIONS, ModelInfo,
+    Pooling,
+};
 pub use encoder::{Encoder, TokenOutput};
 pub use error::{Error, Result};
 pub use pooling::{cosine, l2_normalize, mean_pool};

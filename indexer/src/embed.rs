@@ -30,8 +30,13 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     fn identity(&self) -> Result<String>;
     /// How to re-open this embedder at query time.
     fn spec(&self) -> EmbedderSpec;
-    /// One L2-normalised vector per text, in order.
+    /// One L2-normalised vector per text, in order. May be called from several threads at once.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// How many [`Embedder::embed`] calls a build should run at once: a remote API gains from
+    /// several requests in flight, a local model already uses every thread it was given.
+    fn max_concurrency(&self) -> usize {
+        usize::MAX
+    }
 }
 
 /// Local ONNX encoder.
@@ -43,8 +48,13 @@ pub struct OnnxEmbedder {
 impl OnnxEmbedder {
     /// Open an encoder directory (see anser-encoder). `threads` = 0 lets ONNX Runtime choose.
     pub fn open(dir: &Path, threads: usize) -> Result<Self> {
-        let cfg = EncoderConfig { threads, ..EncoderConfig::default() };
-        Ok(Self { encoder: Encoder::open(dir, &cfg)? })
+        Self::with_config(dir, &EncoderConfig { threads, ..EncoderConfig::default() })
+    }
+
+    /// Open an encoder directory with explicit encoder parameters (threads, parallel sessions,
+    /// batch size).
+    pub fn with_config(dir: &Path, config: &EncoderConfig) -> Result<Self> {
+        Ok(Self { encoder: Encoder::open(dir, config)? })
     }
 }
 
@@ -66,6 +76,9 @@ impl Embedder for OnnxEmbedder {
         let mut v = self.encoder.embed(texts)?;
         v.iter_mut().for_each(|x| l2_normalize(x));
         Ok(v)
+    }
+    fn max_concurrency(&self) -> usize {
+        1
     }
 }
 
@@ -115,7 +128,8 @@ impl ApiEmbedder {
         // Servers reject empty inputs; a blank text is sent as ".".
         let inputs =
             texts.iter().map(|t| if t.trim().is_empty() { ".".to_string() } else { (*t).to_string() }).collect();
-        let mut request = EmbeddingRequest::new(inputs);
+        // One request per call: the build's batches are its checkpoint and concurrency units.
+        let mut request = EmbeddingRequest::new(inputs).with_batch_size(texts.len().max(1));
         if self.dim > 0 {
             request = request.with_dimensions(self.dim as u32);
         }

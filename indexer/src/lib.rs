@@ -9,6 +9,8 @@
 //!   the [`UnitFilter`] a search applies inside its ranking (a task's information boundary).
 //! - [`embed`]: the [`Embedder`] trait (local ONNX via anser-encoder, or an OpenAI-compatible
 //!   `/embeddings` API via anser-llm).
+//! - [`dense_build`]: batched, concurrent embedding during a build, checkpointed per batch
+//!   ([`checkpoint`]) so that a killed build resumes without embedding finished batches again.
 //! - [`vectors`]: exact and hnsw_rs search over unit vectors ([`HnswParams`]).
 //! - [`fingerprint`]: what an index was built from; stale indexes are refused.
 //! - [`route_index`]: [`build_route`] and [`RouteIndex::open`].
@@ -31,7 +33,9 @@ pub mod analyzer;
 pub mod bm25;
 pub mod bm25_query;
 mod bm25_stats;
+pub mod checkpoint;
 pub mod chunk;
+pub mod dense_build;
 pub mod embed;
 mod error;
 pub mod evidence;
@@ -44,9 +48,12 @@ pub mod units;
 pub mod vectors;
 
 pub use analyzer::{Analyzer, Tokens};
+/// Encoder parameters for [`OnnxEmbedder::with_config`].
+pub use anser_encoder::{DEFAULT_SESSIONS as DEFAULT_ONNX_SESSIONS, EncoderConfig};
 pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Idf, Scored};
 pub use bm25_query::{Bm25Query, PruneStats};
 pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
+pub use dense_build::{DEFAULT_EMBED_BATCH, DEFAULT_EMBEDDING_CONCURRENCY, DenseParams, DenseStats};
 pub use embed::{ApiEmbedder, Embedder, EmbedderSpec, OnnxEmbedder, embedder_from_env, open_embedder};
 pub use error::{Error, Result};
 pub use filter::{UnitAttrs, UnitFilter, UnitSet};

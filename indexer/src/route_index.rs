@@ -5,7 +5,9 @@
 //! graph (`dense/`).
 //!
 //! A build writes into a temporary sibling folder and renames it into place at the end, so an
-//! interrupted build never leaves a half-written index where a finished one was.
+//! interrupted build never leaves a half-written index where a finished one was. The vectors of
+//! finished embedding batches are checkpointed beside it ([`crate::checkpoint`]), so the next
+//! run of an interrupted build embeds only what is missing.
 
 use std::{
     collections::BTreeMap,
@@ -18,8 +20,10 @@ use serde::Serialize;
 use anser_manifest::{Manifest, Route, boundary::DateWindow};
 
 use crate::{
-    Analyzer, Bm25Params, Chunking, Embedder, Error, HnswParams, Result,
+    Analyzer, Bm25Params, Chunking, DenseParams, DenseStats, Embedder, Error, HnswParams, Result,
     bm25::{Bm25Index, Bm25Writer, Scored},
+    checkpoint::DenseCheckpoint,
+    dense_build::DenseBuilder,
     filter::{AttrsWriter, MAX_EVIDENCE_KINDS, NO_UNIT, UnitAttrs, UnitFilter, read_attrs},
     fingerprint::{Bm25Part, CorpusIdentity, DensePart, Fingerprint, tool_version},
     progress::bar,
@@ -27,9 +31,6 @@ use crate::{
     units::{Unit, count_records, read_units, route_evidence_kinds},
     vectors::VectorIndex,
 };
-
-/// Units embedded per embedder call during a build.
-pub const EMBED_BATCH: usize = 256;
 
 /// The analyzers a route gets by default: both Chinese analyzers for Chinese corpora (jieba
 /// first: it is what `bm25` means there), English with stemming otherwise.
@@ -45,6 +46,8 @@ pub struct BuildOptions {
     pub analyzers: Vec<Analyzer>,
     pub bm25: Bm25Params,
     pub hnsw: HnswParams,
+    /// Embedding batch size and concurrency.
+    pub dense: DenseParams,
     /// Indexing threads (≥ 1).
     pub threads: usize,
     /// Replace an existing index even when it is up to date or built differently.
@@ -59,6 +62,7 @@ impl Default for BuildOptions {
             analyzers: Vec::new(),
             bm25: Bm25Params::default(),
             hnsw: HnswParams::default(),
+            dense: DenseParams::default(),
             threads: 1,
             rebuild: false,
             quiet: true,
@@ -76,6 +80,9 @@ pub struct BuildReport {
     pub records: u64,
     pub units: u64,
     pub excluded: u64,
+    /// Embedding batches sent in this run and taken from an interrupted run's checkpoint.
+    #[serde(flatten)]
+    pub dense: DenseStats,
     pub seconds: f64,
 }
 
@@ -153,6 +160,7 @@ pub fn build_route(
                 records: have.stats.records,
                 units: have.stats.units,
                 excluded: have.stats.excluded,
+                dense: DenseStats::default(),
                 seconds: t0.elapsed().as_secs_f64(),
             });
         }
@@ -167,15 +175,33 @@ pub fn build_route(
         fs_err::remove_dir_all(&tmp)?;
     }
     fs_err::create_dir_all(tmp.join("bm25"))?;
-    let result = write_index(&tmp, &corpus_path, route, &mut want, opts, embedder);
-    if let Err(e) = result {
-        let _ = fs_err::remove_dir_all(&tmp);
-        return Err(e);
-    }
+    let checkpoint = match (embedder, &want.dense) {
+        (Some(e), Some(dense)) => {
+            let key = checkpoint_key(&want, dense.identity.as_str(), opts.dense.batch)?;
+            let path = DenseCheckpoint::path_for(index_dir, route.as_str());
+            let cp = DenseCheckpoint::open(&path, &key, dense.dim)?;
+            if cp.dropped_bytes() > 0 {
+                tracing::warn!(path = %path.display(), bytes = cp.dropped_bytes(), "dropped an unusable checkpoint tail");
+            }
+            Some((e, cp))
+        }
+        _ => None,
+    };
+    let result = write_index(&tmp, &corpus_path, route, &mut want, opts, checkpoint);
+    let (dense_stats, checkpoint) = match result {
+        Ok(done) => done,
+        Err(e) => {
+            let _ = fs_err::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
     if dir.exists() {
         fs_err::remove_dir_all(&dir)?;
     }
     fs_err::rename(&tmp, &dir)?;
+    if let Some(cp) = checkpoint {
+        cp.remove()?;
+    }
     Ok(BuildReport {
         route,
         dir,
@@ -183,9 +209,20 @@ pub fn build_route(
         records: want.stats.records,
         units: want.stats.units,
         excluded: want.stats.excluded,
+        dense: dense_stats,
         seconds: t0.elapsed().as_secs_f64(),
     })
 }
+
+/// What a checkpoint must have been written by to be reused: the same embedder, the same
+/// corpus content, the same units and the same batches.
+fn checkpoint_key(want: &Fingerprint, identity: &str, batch: usize) -> Result<String> {
+    let dense = want.dense.as_ref().map(|d| (&d.model_id, d.dim));
+    serde_json::to_string(&(identity, dense, &want.corpus.sha256, want.chunking, want.route, batch))
+        .map_err(|e| Error::Param(format!("cannot describe the dense build: {e}")))
+}
+
+type Checkpointed<'a> = Option<(&'a dyn Embedder, DenseCheckpoint)>;
 
 fn write_index(
     dir: &Path,
@@ -193,8 +230,8 @@ fn write_index(
     route: Route,
     want: &mut Fingerprint,
     opts: &BuildOptions,
-    embedder: Option<&dyn Embedder>,
-) -> Result<()> {
+    checkpoint: Checkpointed<'_>,
+) -> Result<(DenseStats, Option<DenseCheckpoint>)> {
     let total = count_records(route, corpus_path)?;
     if want.evidence_kinds.len() > MAX_EVIDENCE_KINDS {
         return Err(Error::Param(format!("route {route} serves more than {MAX_EVIDENCE_KINDS} evidence kinds")));
@@ -209,22 +246,8 @@ fn write_index(
         writers.push(Bm25Writer::create(&d, part.analyzer, opts.threads)?);
     }
     let pb = bar(opts.quiet, total, format!("{route}: index"));
-    let mut vectors: Vec<f32> = Vec::new();
-    let mut pending: Vec<String> = Vec::new();
-    let embed_pb = embedder.map(|_| bar(opts.quiet, 0, format!("{route}: embed")));
-    let flush = |pending: &mut Vec<String>, vectors: &mut Vec<f32>| -> Result<()> {
-        if let (Some(e), false) = (embedder, pending.is_empty()) {
-            let texts: Vec<&str> = pending.iter().map(String::as_str).collect();
-            for v in e.embed(&texts)? {
-                vectors.extend_from_slice(&v);
-            }
-            if let Some(p) = &embed_pb {
-                p.inc(pending.len() as u64);
-            }
-            pending.clear();
-        }
-        Ok(())
-    };
+    let embed_pb = bar(opts.quiet, 0, format!("{route}: embed"));
+    let mut dense = checkpoint.map(|(e, cp)| DenseBuilder::new(e, opts.dense, cp, &embed_pb));
     let stats = read_units(
         route,
         corpus_path,
@@ -236,17 +259,15 @@ fn write_index(
             for w in &mut writers {
                 w.add(&unit, &attrs)?;
             }
-            if embedder.is_some() {
-                pending.push(unit.text);
-                if pending.len() >= EMBED_BATCH {
-                    flush(&mut pending, &mut vectors)?;
-                }
+            if let Some(d) = &mut dense {
+                d.push(unit.text)?;
             }
             Ok(())
         },
         || pb.inc(1),
     )?;
-    flush(&mut pending, &mut vectors)?;
+    let dense = dense.map(DenseBuilder::finish).transpose()?;
+    embed_pb.finish_and_clear();
     pb.finish_and_clear();
     store.finish()?;
     attrs_out.finish()?;
@@ -255,16 +276,21 @@ fn write_index(
         w.finish()?;
     }
     commit.finish_and_clear();
-    if let Some(dense) = &want.dense {
-        let d = dir.join("dense");
-        fs_err::create_dir_all(&d)?;
-        let graph = bar(opts.quiet, 0, format!("{route}: HNSW graph over {} vectors", stats.units));
-        let index = VectorIndex::build(vectors, dense.dim, dense.hnsw)?;
-        index.save(&d)?;
-        graph.finish_and_clear();
-    }
+    let (dense_stats, checkpoint) = match (dense, &want.dense) {
+        (Some((vectors, dense_stats, checkpoint)), Some(part)) => {
+            let d = dir.join("dense");
+            fs_err::create_dir_all(&d)?;
+            let graph = bar(opts.quiet, 0, format!("{route}: HNSW graph over {} vectors", stats.units));
+            let index = VectorIndex::build(vectors, part.dim, part.hnsw)?;
+            index.save(&d)?;
+            graph.finish_and_clear();
+            (dense_stats, Some(checkpoint))
+        }
+        _ => (DenseStats::default(), None),
+    };
     want.stats = stats;
-    want.write(dir)
+    want.write(dir)?;
+    Ok((dense_stats, checkpoint))
 }
 
 /// The filter attributes of a unit: its record's dates and the mask of the evidence kinds

@@ -4,8 +4,8 @@
 use std::{io::Write, path::PathBuf, process::ExitCode};
 
 use anser_indexer::{
-    Analyzer, ApiEmbedder, Bm25Params, BuildOptions, Chunking, Embedder, HnswParams, Idf, OnnxEmbedder, build_route,
-    corpus_file,
+    Analyzer, ApiEmbedder, Bm25Params, BuildOptions, Chunking, DenseParams, Embedder, HnswParams, Idf, OnnxEmbedder,
+    build_route, corpus_file,
 };
 use anser_manifest::Route;
 use clap::{Args, ValueEnum};
@@ -85,9 +85,21 @@ pub struct IndexArgs {
     /// HNSW search candidate list size.
     #[arg(long, default_value_t = anser_indexer::vectors::DEFAULT_EF_SEARCH)]
     ef_search: usize,
+    /// Units per embedding call: one API request, one ONNX call, one checkpointed batch (a killed
+    /// build resumes after its last finished batch).
+    #[arg(long, default_value_t = anser_indexer::DEFAULT_EMBED_BATCH)]
+    embedding_batch: usize,
+    /// Embedding API requests in flight at once (the local ONNX encoder runs one batch at a time
+    /// on --threads threads).
+    #[arg(long, default_value_t = anser_indexer::DEFAULT_EMBEDDING_CONCURRENCY)]
+    embedding_concurrency: usize,
     /// Threads for indexing and the ONNX encoder.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// ONNX Runtime sessions running encoder batches side by side, sharing --threads (more
+    /// memory: one model copy each).
+    #[arg(long, default_value_t = anser_indexer::DEFAULT_ONNX_SESSIONS)]
+    onnx_sessions: usize,
     /// No progress bars.
     #[arg(long)]
     quiet: bool,
@@ -99,7 +111,12 @@ pub struct IndexArgs {
 fn embedder(args: &IndexArgs) -> Result<Option<Box<dyn Embedder>>, CliError> {
     Ok(match (&args.embedding_model, args.embedding_backend) {
         (Some(dir), None | Some(Backend::Onnx)) => {
-            Some(Box::new(OnnxEmbedder::open(dir, args.threads).map_err(index_err)?))
+            let config = anser_indexer::EncoderConfig {
+                threads: args.threads,
+                sessions: args.onnx_sessions,
+                ..anser_indexer::EncoderConfig::default()
+            };
+            Some(Box::new(OnnxEmbedder::with_config(dir, &config).map_err(index_err)?))
         }
         (None, Some(Backend::Onnx)) => {
             return Err(CliError::user(
@@ -135,6 +152,7 @@ pub fn run(args: IndexArgs) -> CliResult {
         analyzers: args.analyzers.clone(),
         bm25: Bm25Params::new(args.k1, args.b, idf).map_err(index_err)?,
         hnsw: HnswParams::new(args.hnsw_m, args.ef_construction, args.ef_search).map_err(index_err)?,
+        dense: DenseParams::new(args.embedding_batch, args.embedding_concurrency).map_err(index_err)?,
         threads: args.threads.max(1),
         rebuild: args.rebuild,
         quiet: args.quiet,
@@ -146,9 +164,13 @@ pub fn run(args: IndexArgs) -> CliResult {
         let report =
             build_route(&args.index_dir, &args.corpus_root, route, &opts, embedder.as_deref()).map_err(index_err)?;
         if !args.json {
+            let resumed = match report.dense.resumed_batches {
+                0 => String::new(),
+                n => format!(" ({n} embedding batches resumed from the checkpoint)"),
+            };
             writeln!(
                 out,
-                "{route}: {} — {} records, {} units, {} excluded, {:.1} s → {}",
+                "{route}: {} — {} records, {} units, {} excluded, {:.1} s{resumed} → {}",
                 report.action,
                 report.records,
                 report.units,

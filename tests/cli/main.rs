@@ -4,6 +4,7 @@ mod agent;
 mod boundary;
 mod common;
 mod corpus;
+mod dense_resume;
 mod eval;
 mod leak;
 mod methods;

@@ -102,3 +102,25 @@ fn missing_model_files_are_user_errors() {
     assert!(err.is_user_error());
     assert!(err.to_string().contains("model.onnx is missing"), "{err}");
 }
+
+#[test]
+fn parallel_sessions_give_the_reference_vectors_in_input_order() {
+    let Some(dir) = model_or_skip("m3e parallel sessions") else { return };
+    let (sentences, expected) = reference(&dir);
+    let texts: Vec<&str> = sentences.iter().map(String::as_str).collect();
+    // Two sessions of one thread each, batches of 4: 13 batches taken turn about, finishing in
+    // any order; every vector must still land on its own sentence.
+    let cfg = EncoderConfig { batch_size: 4, threads: 2, sessions: 2, ..Default::default() };
+    let enc = Encoder::open(&dir, &cfg).expect("open");
+    let got = enc.embed(&texts).expect("embed");
+    assert_eq!(got.len(), expected.len());
+    for (i, (a, b)) in got.iter().zip(&expected).enumerate() {
+        let c = cosine(a, b);
+        assert!(c >= 0.9999, "sentence {i}: cosine {c}");
+    }
+    let tokens = enc.encode_tokens(&texts[..9]).expect("tokens");
+    for (t, v) in tokens.iter().zip(&got) {
+        assert!(cosine(&mean_pool(&t.hidden, &t.attention_mask, t.dim), v) > 0.999999);
+    }
+    assert!(Encoder::open(&dir, &EncoderConfig { sessions: 0, ..Default::default() }).is_err());
+}

@@ -6,5 +6,6 @@ mod bm25_fts5;
 mod bm25_pruning;
 mod build;
 mod dense;
+mod dense_resume;
 mod fixtures;
 mod hnsw_recall;

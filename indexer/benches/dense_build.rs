@@ -1,0 +1,168 @@
+//! API dense builds against the loopback mock answering each `/embeddings` request after
+//! 100 ms: time of one route's embedding (first request sent to last answer) and of the whole
+//! build (with BM25 and the HNSW graph) at `--embedding-concurrency` 1, 2, 4 and 8, and a build
+//! stopped by a fault after half of its batches and run again (batches requested again).
+//!
+//! The corpus is synthetic (`ANSER_BENCH_UNITS` rules, default 2,560, written to a temporary
+//! folder), batches are `DEFAULT_EMBED_BATCH` units, vectors have 64 dimensions. Set
+//! `ANSER_BENCH_CORPUS_ROOT` and `ANSER_BENCH_ROUTE` to build a real route instead (for example a
+//! release-size sample).
+//!
+//! Run: `cargo bench -p anser-indexer --bench dense_build`
+
+use std::{
+    collections::HashSet,
+    path::Path,
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use anser_indexer::{
+    ApiEmbedder, BuildOptions, DEFAULT_EMBED_BATCH, DenseParams, Embedder, EmbedderSpec, Error, Result, build_route,
+};
+use anser_llm::{
+    ApiKey, EndpointConfig,
+    mock::{MockConfig, MockServer},
+};
+use anser_manifest::{Manifest, Route};
+
+const DELAY: Duration = Duration::from_millis(100);
+
+/// The API embedder, failing call `fail_on` and recording the texts of calls that succeeded.
+#[derive(Debug)]
+struct Recording {
+    inner: ApiEmbedder,
+    fail_on: Option<usize>,
+    calls: AtomicUsize,
+    succeeded: Mutex<Vec<Vec<String>>>,
+    /// Start of the first call and end of the last one: the embedding part of a build.
+    span: Mutex<Option<(Instant, Instant)>>,
+}
+
+impl Recording {
+    fn embed_seconds(&self) -> f64 {
+        let span = *self.span.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        span.map_or(0.0, |(a, b)| (b - a).as_secs_f64())
+    }
+}
+
+impl Embedder for Recording {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn identity(&self) -> Result<String> {
+        self.inner.identity()
+    }
+    fn spec(&self) -> EmbedderSpec {
+        self.inner.spec()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let t0 = Instant::now();
+        if self.fail_on == Some(n) {
+            return Err(Error::EmbeddingConfig(format!("injected fault on call {n}")));
+        }
+        let v = self.inner.embed(texts)?;
+        let mut span = self.span.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (first, _) = span.get_or_insert((t0, t0));
+        *span = Some((t0.min(*first), Instant::now()));
+        drop(span);
+        self.succeeded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(texts.iter().map(|t| (*t).to_string()).collect());
+        Ok(v)
+    }
+}
+
+fn recording(server: &MockServer, fail_on: Option<usize>) -> Recording {
+    let endpoint = EndpointConfig::new(&server.base_url(), "mock-embed", ApiKey::none()).expect("endpoint");
+    let inner = ApiEmbedder::new(endpoint, Some(64)).expect("embedder");
+    Recording { inner, fail_on, calls: AtomicUsize::new(0), succeeded: Mutex::new(Vec::new()), span: Mutex::new(None) }
+}
+
+fn synthetic_rules(root: &Path, n: usize) {
+    let file = root.join(&Manifest::get().route(Route::FinanceZhRules).file);
+    fs_err::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+    let lines: Vec<String> = (0..n)
+        .map(|i| {
+            serde_json::json!({"id": i + 1, "law_name": format!("办法{}", i % 37), "item": format!("{i}条"),
+                "content": format!("第{i}条：上市公司应当在{}日内披露第{i}项重大事项，并说明其对经营业绩的影响。", i % 30 + 1)})
+            .to_string()
+        })
+        .collect();
+    fs_err::write(&file, lines.join("\n") + "\n").expect("write corpus");
+}
+
+fn opts(concurrency: usize) -> BuildOptions {
+    BuildOptions {
+        dense: DenseParams::new(DEFAULT_EMBED_BATCH, concurrency).expect("params"),
+        rebuild: true,
+        ..BuildOptions::default()
+    }
+}
+
+fn main() {
+    let units: usize = std::env::var("ANSER_BENCH_UNITS").ok().and_then(|v| v.parse().ok()).unwrap_or(2_560);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (root, route) = match (std::env::var_os("ANSER_BENCH_CORPUS_ROOT"), std::env::var("ANSER_BENCH_ROUTE")) {
+        (Some(root), Ok(route)) => (root.into(), route.parse::<Route>().expect("ANSER_BENCH_ROUTE names a route")),
+        _ => {
+            let root = tmp.path().join("corpus");
+            synthetic_rules(&root, units);
+            (root, Route::FinanceZhRules)
+        }
+    };
+    let server =
+        MockServer::start(MockConfig { delay: DELAY, record_requests: false, ..MockConfig::default() }).expect("mock");
+    println!("{route}, mock /embeddings answering after {} ms, batch {DEFAULT_EMBED_BATCH}", DELAY.as_millis());
+    println!("| concurrency | units | batches | embedding s | batches/s | speed-up | whole build s |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    let (mut base, mut total) = (None, 0usize);
+    for concurrency in [1, 2, 4, 8] {
+        let idx = tmp.path().join(format!("c{concurrency}"));
+        let e = recording(&server, None);
+        let t0 = Instant::now();
+        let report = build_route(&idx, &root, route, &opts(concurrency), Some(&e)).expect("build");
+        let whole = t0.elapsed().as_secs_f64();
+        let s = e.embed_seconds();
+        let b = report.dense.embedded_batches;
+        total = b as usize;
+        let base_s = *base.get_or_insert(s);
+        let (units, rate, speedup) = (report.units, b as f64 / s, base_s / s);
+        println!("| {concurrency} | {units} | {b} | {s:.2} | {rate:.1} | {speedup:.2}× | {whole:.2} |");
+    }
+
+    // Resume: a fault after half of the batches, then a second run.
+    let idx = tmp.path().join("resume");
+    let failing = recording(&server, Some(total / 2 + 1));
+    let t0 = Instant::now();
+    let _ = build_route(&idx, &root, route, &opts(4), Some(&failing)).expect_err("injected fault");
+    let first_s = t0.elapsed().as_secs_f64();
+    let finished: HashSet<Vec<String>> =
+        failing.succeeded.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().cloned().collect();
+    let resumed = recording(&server, None);
+    let t0 = Instant::now();
+    let report = build_route(&idx, &root, route, &opts(4), Some(&resumed)).expect("resumed build");
+    let second_s = t0.elapsed().as_secs_f64();
+    let again = resumed
+        .succeeded
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .filter(|b| finished.contains(*b))
+        .count();
+    println!(
+        "resume (concurrency 4): {total} batches; stopped after {} finished in {first_s:.2} s; the second run took \
+         {} from the checkpoint and requested {} in {second_s:.2} s; finished batches requested again: {again}",
+        finished.len(),
+        report.dense.resumed_batches,
+        report.dense.embedded_batches,
+    );
+}
