@@ -16,7 +16,8 @@ fn run(size: Size, repeats: usize) {
         let dir = tempfile::tempdir().expect("tempdir");
         let started = Instant::now();
         let summary =
-            generate(&SampleOptions { seed: 100 + k as u64, size }, &dir.path().join("sample")).expect("generate");
+            generate(&SampleOptions { seed: 100 + k as u64, size, ..Default::default() }, &dir.path().join("sample"))
+                .expect("generate");
         times.push(started.elapsed().as_secs_f64());
         last = Some(summary);
     }

@@ -19,7 +19,7 @@ use crate::{
     rng::Rng,
     sha1::sha1_hex,
     stats::{self, Direction, round6},
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// Value type of a feature.
@@ -505,10 +505,10 @@ fn registry_rows(db: &mut DbWriter) -> Result<()> {
 }
 
 /// Write `legal/en/legal_cases.db`; returns rows written.
-pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
+pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
     let route = Route::LegalEnCases;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     registry_rows(&mut db)?;
     for c in cases {
         let m = &MATTERS[c.matter];
@@ -846,14 +846,15 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
 /// Generate corpus and tasks.
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let cases = build(ctx);
-    let rows = write(&cases, corpus)?;
+    let rows = write(ctx, &cases, corpus)?;
     let sc = ctx.scale;
     let mut rng = Rng::derive(ctx.seed, "legal_en_tasks");
     let desc: TaskGroup = "legal_en_descriptive".parse().map_err(crate::Error::bug)?;
     let pred: TaskGroup = "legal_en_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, desc, &["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
     let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng))?;
-    let plan = type_plan(&["structured", "semantic", "multi_step"], sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan =
+        plan_types(&sc, pred, &["structured", "semantic", "multi_step"], sc.tasks_per_type, sc.min_tasks_per_group);
     let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(&cases, ty, rng))?;
     Ok(DomainOutput { files: vec![(Route::LegalEnCases, rows)], tasks: vec![(desc, d), (pred, p)] })
 }
