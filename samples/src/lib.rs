@@ -40,7 +40,7 @@ pub use db::PAGE_SIZE;
 pub use error::{Error, Result};
 pub use output::{FileSummary, MARKER_FILE, SampleSummary};
 pub use rng::Rng;
-pub use scale::{Scale, Size};
+pub use scale::{RELEASE_TASKS, Scale, Size, release_task_count};
 pub use task::Task;
 
 /// Seed used when none is given.
@@ -185,10 +185,10 @@ fn progress_bar(shown: bool, steps: usize) -> indicatif::ProgressBar {
 
 /// At release size every group holds the release's (scaled) count of every type.
 fn check_release_counts(groups: &[(TaskGroup, Vec<Task>)], fraction: f64) -> Result<()> {
-    for (group, types) in scale::RELEASE_TASKS {
+    for (group, types) in RELEASE_TASKS {
         let made = groups.iter().find(|(g, _)| g.name() == *group).map_or(&[][..], |(_, t)| t.as_slice());
         for (ty, _) in *types {
-            let want = scale::release_task_count(group, ty, fraction);
+            let want = release_task_count(group, ty, fraction);
             let got = made.iter().filter(|t| t.task_type.as_deref().unwrap_or("null") == *ty).count();
             if got != want {
                 return Err(Error::bug(format!("{group}: {got} tasks of type {ty}, the release size needs {want}")));

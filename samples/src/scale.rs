@@ -179,6 +179,7 @@ impl Scale {
             return self;
         }
         let f = |n: usize| ((n as f64 * fraction).round() as usize).max(1);
+        let science_articles = self.science_articles.map(|n| f(n).max(MIN_SCIENCE_TOPICS * self.articles_per_topic));
         Scale {
             zh_companies: f(self.zh_companies).max(MIN_COMPANIES),
             en_companies: f(self.en_companies).max(MIN_COMPANIES),
@@ -189,9 +190,13 @@ impl Scale {
             statute_extra: f(self.statute_extra),
             en_cases: f(self.en_cases).max(MIN_CASES),
             precedents: f(self.precedents),
-            science_topics: f(self.science_topics).max(MIN_SCIENCE_TOPICS),
+            science_topics: match science_articles {
+                // Whole topics up to the article count (the last one cut short).
+                Some(n) => n.div_ceil(self.articles_per_topic),
+                None => f(self.science_topics).max(MIN_SCIENCE_TOPICS),
+            },
             release: self.release.map(|r| r * fraction),
-            science_articles: self.science_articles.map(|n| f(n).max(MIN_SCIENCE_TOPICS * self.articles_per_topic)),
+            science_articles,
             ..self
         }
     }

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::common::{sample, tempdir};
 
-fn hashes(root: &Path) -> BTreeMap<String, String> {
+pub(crate) fn hashes(root: &Path) -> BTreeMap<String, String> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
         for entry in std::fs::read_dir(dir).expect("read_dir") {
             let path = entry.expect("entry").path();
