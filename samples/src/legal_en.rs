@@ -685,7 +685,7 @@ fn count(cases: &[Case], mi: usize, ty: &'static str, conds: &[Cond], q: String)
     ))
 }
 
-fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
+fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng, release: bool) -> Option<Task> {
     let mi = rng.below(MATTERS.len());
     let m = &MATTERS[mi];
     let plain: Vec<&Feat> = m.feats.iter().filter(|f| !f.semantic).collect();
@@ -716,10 +716,20 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
             count(cases, mi, ty, &[cond], q)
         }
         "semantic" => {
-            let cond = {
+            let mut cond = {
                 let f = *rng.pick(&sem);
                 feat_cond(f, cases, mi, rng)
             }?;
+            // The release asks more semantic counts than one condition per matter can phrase
+            // apart; there half of them also restrict to the matter's outcome.
+            if release && rng.chance(0.5) {
+                let outcome = outcome_cond(m);
+                let (first, second) = (cond.test, outcome.test);
+                cond = Cond {
+                    phrase: format!("{} (counting only cases with {})", cond.phrase, outcome.phrase),
+                    test: Box::new(move |c| Some(first(c) == Some(true) && second(c) == Some(true))),
+                };
+            }
             let q = match rng.below(5) {
                 3 => {
                     format!("What is the count of {} cases in which the opinion addresses {}?", m.display, cond.phrase)
@@ -852,7 +862,7 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let desc: TaskGroup = "legal_en_descriptive".parse().map_err(crate::Error::bug)?;
     let pred: TaskGroup = "legal_en_predictive".parse().map_err(crate::Error::bug)?;
     let plan = plan_types(&sc, desc, &["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
-    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng))?;
+    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng, sc.release.is_some()))?;
     let plan =
         plan_types(&sc, pred, &["structured", "semantic", "multi_step"], sc.tasks_per_type, sc.min_tasks_per_group);
     let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(&cases, ty, rng))?;
