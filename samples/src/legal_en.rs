@@ -602,13 +602,16 @@ pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
             )?;
         }
         let mid = c.sentences.len() / 2;
+        // An empty half is skipped but keeps its number (`_d2` stays the analysis).
         let mut chunks: Vec<(&str, String)> = [("background", &c.sentences[..mid]), ("analysis", &c.sentences[mid..])]
             .into_iter()
-            .filter(|(_, sents)| !sents.is_empty())
             .map(|(section, sents)| (section, sents.join(" ")))
             .collect();
         chunks.extend(extra);
         for (k, (section, chunk)) in chunks.into_iter().enumerate() {
+            if chunk.is_empty() {
+                continue;
+            }
             let bm25: String = chunk
                 .to_lowercase()
                 .chars()
