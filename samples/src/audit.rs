@@ -24,7 +24,7 @@ use crate::{
     Ctx, DomainOutput, Result,
     db::{DbWriter, i, r, t},
     rng::Rng,
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// (qname, label, balance, period type).
@@ -309,7 +309,7 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let filings: Vec<Filing> = (0..ctx.scale.audit_filings).map(|k| build_filing(&mut rng, k)).collect();
     let route = Route::FinanceEnAudit;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     for rule in &rules {
         db.insert(
             "dqc_rules",
@@ -446,7 +446,13 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     }
     let rows = db.finish()?;
     let group: TaskGroup = "finance_en_prescriptive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["FinAuditing"], ctx.scale.tasks_per_type * 3, ctx.scale.min_tasks_per_group / 2);
+    let plan = plan_types(
+        &ctx.scale,
+        group,
+        &["FinAuditing"],
+        ctx.scale.tasks_per_type * 3,
+        ctx.scale.min_tasks_per_group / 2,
+    );
     let mut trng = Rng::derive(ctx.seed, "finance_en_audit_tasks");
     let tasks = fill(group, &plan, &mut trng, |ty, rng| {
         let f = rng.pick(&filings);

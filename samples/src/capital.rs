@@ -16,7 +16,7 @@ use crate::{
     Ctx, DomainOutput, Result,
     db::{DbWriter, t},
     rng::Rng,
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// Minimum ratios of §217.10(a)(1), percent.
@@ -194,7 +194,7 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let mut rng = Rng::derive(ctx.seed, "finance_en_capital");
     let route = Route::FinanceEnCapitalRules;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     let mut paras = core();
     let mut seen: std::collections::BTreeSet<String> = paras.iter().map(|p| pid(p.section, &p.label)).collect();
     let letters = ["a", "b", "c", "d", "e", "f", "g", "h"];
@@ -226,7 +226,8 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     }
     let rows = db.finish()?;
     let group: TaskGroup = "finance_en_prescriptive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["RegBench"], ctx.scale.tasks_per_type * 3, ctx.scale.min_tasks_per_group / 2);
+    let plan =
+        plan_types(&ctx.scale, group, &["RegBench"], ctx.scale.tasks_per_type * 3, ctx.scale.min_tasks_per_group / 2);
     let mut trng = Rng::derive(ctx.seed, "finance_en_capital_tasks");
     let tasks = fill(group, &plan, &mut trng, |_, rng| Some(task(rng)))?;
     Ok(DomainOutput { files: vec![(route, rows)], tasks: vec![(group, tasks)] })

@@ -1,9 +1,12 @@
 //! Writing corpus files: SQLite databases whose tables are created from the manifest's
 //! `schema.toml` (never from a column list typed here), and JSON-lines files.
 //!
-//! Determinism: a fresh file, a fixed page size, no journal, one transaction, rows inserted in
-//! the order the generators produce them, lookup indexes created from the manifest's joins after
-//! the rows. Nothing time-dependent is written, so the same rows give the same bytes.
+//! Determinism: a fresh file, a fixed page size, no journal, rows inserted in the order the
+//! generators produce them, lookup indexes created from the manifest's joins after the rows.
+//! Nothing time-dependent is written, so the same rows give the same bytes. Small and medium
+//! samples are one transaction; the release size commits every [`RELEASE_COMMIT_ROWS`] rows
+//! (a commit bumps the header's change counter, so the batching is part of the release bytes
+//! and never applied to the pinned sizes). JSON-lines files are written record by record.
 
 use std::{
     io::{BufWriter, Write},
@@ -18,6 +21,10 @@ use crate::{Error, Result};
 
 /// Page size of every generated database.
 pub const PAGE_SIZE: u32 = 4096;
+
+/// Rows per transaction at release size: large enough that commits cost little, small enough
+/// that no transaction holds much more than SQLite's page cache.
+pub const RELEASE_COMMIT_ROWS: u64 = 50_000;
 
 /// A text value.
 pub fn t(s: impl Into<String>) -> Value {
@@ -51,11 +58,13 @@ pub struct DbWriter {
     path: PathBuf,
     route: Route,
     rows: u64,
+    /// Commit after this many rows (`None`: one transaction).
+    commit_every: Option<u64>,
 }
 
 impl DbWriter {
     /// Create `path` (which must not exist) with every table of the route's schema.
-    pub fn create(path: &Path, route: Route) -> Result<DbWriter> {
+    pub fn create(path: &Path, route: Route, scale: &crate::Scale) -> Result<DbWriter> {
         if path.exists() {
             return Err(Error::bug(format!("{} already exists in a fresh output folder", path.display())));
         }
@@ -74,7 +83,8 @@ impl DbWriter {
             conn.execute_batch(&create_table_sql(table)).map_err(sql_err)?;
         }
         conn.execute_batch("BEGIN").map_err(sql_err)?;
-        Ok(DbWriter { conn, path: path.to_path_buf(), route, rows: 0 })
+        let commit_every = scale.release.map(|_| RELEASE_COMMIT_ROWS);
+        Ok(DbWriter { conn, path: path.to_path_buf(), route, rows: 0, commit_every })
     }
 
     fn sql_err(&self, source: rusqlite::Error) -> Error {
@@ -114,6 +124,9 @@ impl DbWriter {
         stmt.execute(rusqlite::params_from_iter(values.iter())).map_err(|e| self.sql_err(e))?;
         drop(stmt);
         self.rows += 1;
+        if self.commit_every.is_some_and(|n| self.rows % n == 0) {
+            self.conn.execute_batch("COMMIT; BEGIN").map_err(|e| self.sql_err(e))?;
+        }
         Ok(())
     }
 
@@ -167,16 +180,49 @@ fn create_table_sql(table: &TableSpec) -> String {
 
 /// Write one JSON object per line; returns the number of records.
 pub fn write_jsonl<T: Serialize>(path: &Path, records: &[T]) -> Result<u64> {
-    if let Some(parent) = path.parent() {
-        fs_err::create_dir_all(parent)?;
-    }
-    let mut out = BufWriter::new(fs_err::File::create(path)?);
+    let mut out = JsonlWriter::create(path)?;
     for record in records {
-        serde_json::to_writer(&mut out, record).map_err(|source| Error::Json { path: path.to_path_buf(), source })?;
-        out.write_all(b"\n")?;
+        out.write(record)?;
     }
-    out.flush()?;
-    Ok(records.len() as u64)
+    out.finish()
+}
+
+/// A JSON-lines file written one record at a time (a corpus is never held whole).
+#[derive(Debug)]
+pub struct JsonlWriter {
+    out: BufWriter<fs_err::File>,
+    path: PathBuf,
+    rows: u64,
+}
+
+impl JsonlWriter {
+    /// Create `path` and its folders.
+    pub fn create(path: &Path) -> Result<JsonlWriter> {
+        if let Some(parent) = path.parent() {
+            fs_err::create_dir_all(parent)?;
+        }
+        Ok(JsonlWriter { out: BufWriter::new(fs_err::File::create(path)?), path: path.to_path_buf(), rows: 0 })
+    }
+
+    /// Append one record as a line.
+    pub fn write<T: Serialize>(&mut self, record: &T) -> Result<()> {
+        serde_json::to_writer(&mut self.out, record)
+            .map_err(|source| Error::Json { path: self.path.clone(), source })?;
+        self.out.write_all(b"\n")?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Records written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Flush; returns the number of records.
+    pub fn finish(mut self) -> Result<u64> {
+        self.out.flush()?;
+        Ok(self.rows)
+    }
 }
 
 #[cfg(test)]
@@ -196,7 +242,7 @@ mod tests {
     fn unknown_columns_and_missing_not_null_values_are_rejected() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("p.sqlite");
-        let mut db = DbWriter::create(&path, Route::LegalEnPrecedents).expect("create");
+        let mut db = DbWriter::create(&path, Route::LegalEnPrecedents, &crate::Scale::SMALL).expect("create");
         let err = db.insert("documents", &[("docid", t("1")), ("nope", t("x"))]).expect_err("unknown column");
         assert!(err.to_string().contains("no column nope"), "{err}");
         let err = db.insert("documents", &[("docid", t("1"))]).expect_err("not null");

@@ -20,7 +20,7 @@ use crate::{
     fin::{self, Profile, Statement, pct, yoy},
     names::{EN_DRIVERS_DOWN, EN_DRIVERS_UP, EN_INDUSTRIES, EN_REGIONS, EN_RISKS, EN_STEMS},
     rng::Rng,
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// A filer.
@@ -319,10 +319,10 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
 }
 
 /// Write `finance/en/finance_reports.sqlite`; returns rows written.
-pub fn write(data: &FinanceEn, corpus: &Path) -> Result<u64> {
+pub fn write(ctx: &Ctx, data: &FinanceEn, corpus: &Path) -> Result<u64> {
     let route = Route::FinanceEnReports;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     for co in &data.companies {
         let ind = &EN_INDUSTRIES[co.industry];
         db.insert(
@@ -447,9 +447,9 @@ pub fn tasks(data: &FinanceEn, ctx: &Ctx) -> Result<Vec<(TaskGroup, Vec<Task>)>>
     let mut rng = Rng::derive(ctx.seed, "finance_en_tasks");
     let desc: TaskGroup = "finance_en_descriptive".parse().map_err(crate::Error::bug)?;
     let pred: TaskGroup = "finance_en_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(DESC_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, desc, DESC_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
     let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(data, ty, rng))?;
-    let plan = type_plan(PRED_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, pred, PRED_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
     let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(data, ty, rng))?;
     Ok(vec![(desc, d), (pred, p)])
 }
@@ -941,7 +941,7 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
 /// Generate corpus and tasks.
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let data = build(ctx);
-    let rows = write(&data, corpus)?;
+    let rows = write(ctx, &data, corpus)?;
     let tasks = tasks(&data, ctx)?;
     Ok(DomainOutput { files: vec![(Route::FinanceEnReports, rows)], tasks })
 }

@@ -22,7 +22,7 @@ use crate::{
     names::{ZH_BRANDS, ZH_DRIVERS_DOWN, ZH_DRIVERS_UP, ZH_INDUSTRIES, ZH_RISKS},
     rng::Rng,
     stats::round2,
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// A listed company.
@@ -379,10 +379,10 @@ fn chunks(data: &FinanceZh, rep: &Report) -> Vec<(&'static str, &'static str, St
 }
 
 /// Write `finance/zh/finance_reports.sqlite`; returns rows written.
-pub fn write(data: &FinanceZh, corpus: &Path) -> Result<u64> {
+pub fn write(ctx: &Ctx, data: &FinanceZh, corpus: &Path) -> Result<u64> {
     let route = Route::FinanceZhReports;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     for co in &data.companies {
         db.insert(
             "companies",
@@ -399,7 +399,10 @@ pub fn write(data: &FinanceZh, corpus: &Path) -> Result<u64> {
     }
     for rep in &data.reports {
         let co = &data.companies[rep.company];
-        let chunks = chunks(data, rep);
+        let chunks = match ctx.scale.release {
+            Some(_) => release_chunks(ctx.seed, co, rep, chunks(data, rep)),
+            None => chunks(data, rep),
+        };
         let full_text: Vec<String> = chunks.iter().map(|(h, _, body)| format!("{h}\n{body}")).collect();
         db.insert(
             "reports",
@@ -451,6 +454,79 @@ pub fn write(data: &FinanceZh, corpus: &Path) -> Result<u64> {
         }
     }
     db.finish()
+}
+
+/// Characters per chunk of the official chunking (the release's `report_chunks`).
+pub const CHUNK_CHARS: usize = 1200;
+
+/// Sections of an annual report that state no figure a task asks about, with boilerplate
+/// sentences (`{co}` company name, `{y}` report year). At release size they bring a report's
+/// text to the release's length (≈ 11.4 chunks of ≤ 1,200 characters per report).
+const ZH_BOILERPLATE: &[(&str, &[&str])] = &[
+    (
+        "第四节 公司治理",
+        &[
+            "报告期内，{co}严格按照《公司法》《证券法》等法律法规和公司章程的要求，不断完善法人治理结构，规范公司运作。",
+            "公司股东大会、董事会、监事会和经理层权责明确、各司其职、相互制衡，保障了公司经营决策的科学性和有效性。",
+            "{y}年度，公司共召开股东大会及董事会会议若干次，会议的召集、召开和表决程序均符合有关规定。",
+            "独立董事按照相关规定认真履行职责，对公司重大事项发表独立意见，维护了公司和全体股东的合法权益。",
+            "公司建立了较为完善的内部控制体系，内部审计部门对各业务环节开展了定期检查。",
+            "公司高度重视信息披露工作，真实、准确、完整、及时地履行信息披露义务，确保所有股东平等获取信息。",
+        ],
+    ),
+    (
+        "第五节 环境和社会责任",
+        &[
+            "{co}始终坚持绿色发展理念，持续推进节能减排和清洁生产，主要污染物排放符合国家和地方标准。",
+            "公司积极履行社会责任，依法保障员工合法权益，持续完善员工培训和职业发展体系。",
+            "{y}年，公司在安全生产方面持续投入，开展安全教育培训和隐患排查治理，未发生重大安全生产事故。",
+            "公司积极参与乡村振兴和公益慈善活动，助力地方经济社会发展。",
+            "公司重视与供应商、合作伙伴的长期合作，坚持诚信经营、公平交易。",
+        ],
+    ),
+    (
+        "第六节 重要事项",
+        &[
+            "报告期内，{co}不存在控股股东及其他关联方非经营性占用公司资金的情况。",
+            "公司及其控股股东、实际控制人诚信状况良好，不存在未履行法院生效判决的情况。",
+            "报告期内，公司未发生重大诉讼、仲裁事项，亦不存在违规对外担保的情况。",
+            "公司{y}年度财务报告经会计师事务所审计，并出具了标准无保留意见的审计报告。",
+            "报告期内，公司及董事、监事、高级管理人员不存在受到证券监管部门处罚的情况。",
+            "公司与关联方之间的日常关联交易遵循公平、公正、公开的原则，定价公允。",
+        ],
+    ),
+];
+
+/// The release-size text of a report: the fact-bearing chunks, then boilerplate sections of a
+/// length drawn per report, every body cut at [`CHUNK_CHARS`] characters as the official
+/// chunking does (the fact-bearing chunks are shorter, so they stay whole). The draws come from
+/// a stream of the report's own, so nothing else in the corpus shifts.
+fn release_chunks(
+    seed: u64,
+    co: &Company,
+    rep: &Report,
+    facts: Vec<(&'static str, &'static str, String)>,
+) -> Vec<(&'static str, &'static str, String)> {
+    let mut rng = Rng::derive(seed, &format!("finance_zh_text_{}", rep.id));
+    let year = rep.year.to_string();
+    let mut all = facts;
+    for (title, sentences) in ZH_BOILERPLATE {
+        // 300–1,600 characters per section: about 1.3 chunks each, 11.4 chunks per report.
+        let target = rng.range(300, 1600) as usize;
+        let mut body = String::new();
+        while body.chars().count() < target {
+            body.push_str(&sentences[rng.below(sentences.len())].replace("{co}", &co.name).replace("{y}", &year));
+        }
+        all.push((title, "text", body));
+    }
+    let mut out = Vec::with_capacity(all.len() + 4);
+    for (title, kind, body) in all {
+        let chars: Vec<char> = body.chars().collect();
+        for piece in chars.chunks(CHUNK_CHARS) {
+            out.push((title, kind, piece.iter().collect()));
+        }
+    }
+    out
 }
 
 fn ev(id: &str) -> Value {
@@ -540,9 +616,9 @@ pub fn tasks(data: &FinanceZh, ctx: &Ctx) -> Result<Vec<(TaskGroup, Vec<Task>)>>
     let mut rng = Rng::derive(ctx.seed, "finance_zh_tasks");
     let desc: TaskGroup = "finance_zh_descriptive".parse().map_err(crate::Error::bug)?;
     let pred: TaskGroup = "finance_zh_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(DESC_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, desc, DESC_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
     let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(data, ty, rng))?;
-    let plan = type_plan(PRED_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, pred, PRED_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
     let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(data, ty, rng))?;
     Ok(vec![(desc, d), (pred, p)])
 }
@@ -1143,7 +1219,7 @@ fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task>
 /// Generate corpus and tasks.
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let data = build(ctx);
-    let rows = write(&data, corpus)?;
+    let rows = write(ctx, &data, corpus)?;
     let tasks = tasks(&data, ctx)?;
     Ok(DomainOutput { files: vec![(Route::FinanceZhReports, rows)], tasks })
 }

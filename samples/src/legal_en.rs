@@ -19,7 +19,7 @@ use crate::{
     rng::Rng,
     sha1::sha1_hex,
     stats::{self, Direction, round6},
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// Value type of a feature.
@@ -505,10 +505,10 @@ fn registry_rows(db: &mut DbWriter) -> Result<()> {
 }
 
 /// Write `legal/en/legal_cases.db`; returns rows written.
-pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
+pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
     let route = Route::LegalEnCases;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     registry_rows(&mut db)?;
     for c in cases {
         let m = &MATTERS[c.matter];
@@ -542,7 +542,15 @@ pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
     for c in cases {
         let m = &MATTERS[c.matter];
         let opinion_id = format!("op_{}", c.cluster);
-        let text = format!("{}. {}", c.name, c.sentences.join(" "));
+        let extra = match ctx.scale.release {
+            Some(_) => release_paragraphs(ctx.seed, c),
+            None => Vec::new(),
+        };
+        let mut text = format!("{}. {}", c.name, c.sentences.join(" "));
+        for (_, paragraph) in &extra {
+            text.push(' ');
+            text.push_str(paragraph);
+        }
         db.insert(
             "opinion_record",
             &[
@@ -594,12 +602,16 @@ pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
             )?;
         }
         let mid = c.sentences.len() / 2;
-        let chunks = [("background", &c.sentences[..mid]), ("analysis", &c.sentences[mid..])];
-        for (k, (section, sents)) in chunks.iter().enumerate() {
-            if sents.is_empty() {
+        // An empty half is skipped but keeps its number (`_d2` stays the analysis).
+        let mut chunks: Vec<(&str, String)> = [("background", &c.sentences[..mid]), ("analysis", &c.sentences[mid..])]
+            .into_iter()
+            .map(|(section, sents)| (section, sents.join(" ")))
+            .collect();
+        chunks.extend(extra);
+        for (k, (section, chunk)) in chunks.into_iter().enumerate() {
+            if chunk.is_empty() {
                 continue;
             }
-            let chunk = sents.join(" ");
             let bm25: String = chunk
                 .to_lowercase()
                 .chars()
@@ -611,7 +623,7 @@ pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
                     ("document_id", t(format!("{}_d{}", c.case_id, k + 1))),
                     ("case_id", t(&c.case_id)),
                     ("opinion_id", t(&opinion_id)),
-                    ("section_type", t(*section)),
+                    ("section_type", t(section)),
                     ("chunk_token_count", i(chunk.split_whitespace().count() as i64)),
                     ("bm25_text", t(bm25.split_whitespace().collect::<Vec<_>>().join(" "))),
                     ("chunk_text", t(chunk)),
@@ -620,6 +632,63 @@ pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
         }
     }
     db.finish()
+}
+
+/// Opinion paragraphs that state no annotated fact (procedure, standard of review, closing),
+/// each one search document. At release size they bring an opinion to the release's ≈ 5.3
+/// search documents per case; drawn from a stream of the case's own.
+const OPINION_BOILERPLATE: &[(&str, &[&str])] = &[
+    (
+        "procedural_history",
+        &[
+            "The matter was tried to the district court, which entered judgment after considering the parties' submissions.",
+            "Following the entry of judgment, the losing party filed a timely notice of appeal.",
+            "The parties submitted briefs, and the court heard oral argument before taking the case under submission.",
+            "Jurisdiction is proper because the judgment below disposed of all claims as to all parties.",
+        ],
+    ),
+    (
+        "standard_of_review",
+        &[
+            "We review questions of law de novo and findings of fact for clear error.",
+            "A finding is clearly erroneous only when the reviewing court is left with the definite and firm conviction that a mistake has been committed.",
+            "Evidentiary rulings are reviewed for abuse of discretion, and we will not reverse unless the error affected a party's substantial rights.",
+            "Where the record supports two permissible views of the evidence, the factfinder's choice between them cannot be clearly erroneous.",
+        ],
+    ),
+    (
+        "discussion",
+        &[
+            "The parties dispute how the governing standard applies to the record before us.",
+            "We decline to reach arguments raised for the first time on appeal.",
+            "Nothing in the text of the provision suggests that the legislature intended a different result.",
+            "The remaining contentions have been considered and do not warrant separate discussion.",
+            "We are not persuaded that the authorities cited by the parties compel a contrary conclusion.",
+        ],
+    ),
+    (
+        "disposition",
+        &[
+            "For the foregoing reasons, the judgment is resolved as stated in this opinion.",
+            "The case is remanded for further proceedings consistent with this opinion where required.",
+            "Each party shall bear its own costs on appeal.",
+        ],
+    ),
+];
+
+/// The release-size extra paragraphs of a case's opinion: two to four of the boilerplate
+/// sections (a third of the cases get one more), each 2–6 sentences.
+fn release_paragraphs(seed: u64, c: &Case) -> Vec<(&'static str, String)> {
+    let mut rng = Rng::derive(seed, &format!("legal_en_opinion_{}", c.case_id));
+    let n = rng.range(2, 4) as usize + usize::from(rng.chance(0.3));
+    OPINION_BOILERPLATE
+        .iter()
+        .take(n)
+        .map(|(section, sentences)| {
+            let k = rng.range(2, 6) as usize;
+            (*section, (0..k).map(|_| *rng.pick(sentences)).collect::<Vec<_>>().join(" "))
+        })
+        .collect()
 }
 
 /// Whether a case meets a condition (`None` when the feature is missing).
@@ -685,7 +754,7 @@ fn count(cases: &[Case], mi: usize, ty: &'static str, conds: &[Cond], q: String)
     ))
 }
 
-fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
+fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng, release: bool) -> Option<Task> {
     let mi = rng.below(MATTERS.len());
     let m = &MATTERS[mi];
     let plain: Vec<&Feat> = m.feats.iter().filter(|f| !f.semantic).collect();
@@ -716,10 +785,20 @@ fn descriptive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> 
             count(cases, mi, ty, &[cond], q)
         }
         "semantic" => {
-            let cond = {
+            let mut cond = {
                 let f = *rng.pick(&sem);
                 feat_cond(f, cases, mi, rng)
             }?;
+            // The release asks more semantic counts than one condition per matter can phrase
+            // apart; there half of them also restrict to the matter's outcome.
+            if release && rng.chance(0.5) {
+                let outcome = outcome_cond(m);
+                let (first, second) = (cond.test, outcome.test);
+                cond = Cond {
+                    phrase: format!("{} (counting only cases with {})", cond.phrase, outcome.phrase),
+                    test: Box::new(move |c| Some(first(c) == Some(true) && second(c) == Some(true))),
+                };
+            }
             let q = match rng.below(5) {
                 3 => {
                     format!("What is the count of {} cases in which the opinion addresses {}?", m.display, cond.phrase)
@@ -846,14 +925,15 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
 /// Generate corpus and tasks.
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let cases = build(ctx);
-    let rows = write(&cases, corpus)?;
+    let rows = write(ctx, &cases, corpus)?;
     let sc = ctx.scale;
     let mut rng = Rng::derive(ctx.seed, "legal_en_tasks");
     let desc: TaskGroup = "legal_en_descriptive".parse().map_err(crate::Error::bug)?;
     let pred: TaskGroup = "legal_en_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
-    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng))?;
-    let plan = type_plan(&["structured", "semantic", "multi_step"], sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, desc, &["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
+    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng, sc.release.is_some()))?;
+    let plan =
+        plan_types(&sc, pred, &["structured", "semantic", "multi_step"], sc.tasks_per_type, sc.min_tasks_per_group);
     let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(&cases, ty, rng))?;
     Ok(DomainOutput { files: vec![(Route::LegalEnCases, rows)], tasks: vec![(desc, d), (pred, p)] })
 }

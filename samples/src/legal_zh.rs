@@ -21,7 +21,7 @@ use crate::{
     names::{ZH_COURTS, ZH_SURNAMES},
     rng::Rng,
     stats::{self, Direction, round6},
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// Value type of a feature.
@@ -440,10 +440,10 @@ pub fn build(ctx: &Ctx) -> Vec<Case> {
 }
 
 /// Write `legal/zh/legal_wenshu.db`; returns rows written.
-pub fn write(cases: &[Case], corpus: &Path) -> Result<u64> {
+pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
     let route = Route::LegalZhCases;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     for c in cases {
         db.insert(
             "cases",
@@ -739,14 +739,14 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
 /// Generate corpus and tasks.
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let cases = build(ctx);
-    let rows = write(&cases, corpus)?;
+    let rows = write(ctx, &cases, corpus)?;
     let sc = ctx.scale;
     let mut rng = Rng::derive(ctx.seed, "legal_zh_tasks");
     let desc: TaskGroup = "legal_zh_descriptive".parse().map_err(crate::Error::bug)?;
     let pred: TaskGroup = "legal_zh_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, desc, &["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
     let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng))?;
-    let plan = type_plan(&["structured", "semantic"], sc.tasks_per_type, sc.min_tasks_per_group);
+    let plan = plan_types(&sc, pred, &["structured", "semantic"], sc.tasks_per_type, sc.min_tasks_per_group);
     let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(&cases, ty, rng, ctx.seed))?;
     Ok(DomainOutput { files: vec![(Route::LegalZhCases, rows)], tasks: vec![(desc, d), (pred, p)] })
 }

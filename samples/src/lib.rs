@@ -40,7 +40,7 @@ pub use db::PAGE_SIZE;
 pub use error::{Error, Result};
 pub use output::{FileSummary, MARKER_FILE, SampleSummary};
 pub use rng::Rng;
-pub use scale::{Scale, Size};
+pub use scale::{RELEASE_TASKS, Scale, Size, release_task_count};
 pub use task::Task;
 
 /// Seed used when none is given.
@@ -50,16 +50,43 @@ pub const DEFAULT_SEED: u64 = 20_240_601;
 /// mistaken for a current one.
 pub const GENERATOR_VERSION: u32 = 2;
 
+/// Fraction of the size's counts generated when none is given (all of them).
+pub const DEFAULT_FRACTION: f64 = 1.0;
+
 /// What to generate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SampleOptions {
     pub seed: u64,
     pub size: Size,
+    /// Fraction in (0, 1] of every count of the size ([`Scale::fraction`]); only the release
+    /// size may be scaled (small and medium are fixed, pinned sizes).
+    pub fraction: f64,
+    /// Draw a progress bar on stderr (one step per corpus).
+    pub progress: bool,
 }
 
 impl Default for SampleOptions {
     fn default() -> Self {
-        SampleOptions { seed: DEFAULT_SEED, size: Size::Small }
+        SampleOptions { seed: DEFAULT_SEED, size: Size::Small, fraction: DEFAULT_FRACTION, progress: false }
+    }
+}
+
+impl SampleOptions {
+    /// Check the fraction: a user error naming what to pass.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.fraction > 0.0 && self.fraction <= 1.0) {
+            return Err(Error::Options(format!(
+                "--scale {} is not a fraction in (0, 1]; pass e.g. 0.1",
+                self.fraction
+            )));
+        }
+        if self.fraction < 1.0 && self.size != Size::Release {
+            return Err(Error::Options(format!(
+                "--scale applies to --size release only ({} is a fixed size); drop --scale or use --size release",
+                self.size
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -93,21 +120,30 @@ pub(crate) struct Built {
 
 /// Build corpus and task files into `root` (an empty folder). Used by [`generate`].
 pub(crate) fn build_into(options: &SampleOptions, root: &Path) -> Result<Built> {
-    let ctx = Ctx { seed: options.seed, scale: options.size.scale() };
+    let ctx = Ctx { seed: options.seed, scale: options.size.scale().fraction(options.fraction) };
     let corpus = root.join("corpus");
+    type Domain = fn(&Ctx, &Path) -> Result<DomainOutput>;
     // RegBench tasks come before FinAuditing in finance/en/prescriptive.json, as in the release.
-    let outputs = vec![
-        finance_zh::generate(&ctx, &corpus)?,
-        zh_rules::generate(&ctx, &corpus)?,
-        finance_en::generate(&ctx, &corpus)?,
-        capital::generate(&ctx, &corpus)?,
-        audit::generate(&ctx, &corpus)?,
-        legal_zh::generate(&ctx, &corpus)?,
-        statutes::generate(&ctx, &corpus)?,
-        legal_en::generate(&ctx, &corpus)?,
-        precedents::generate(&ctx, &corpus)?,
-        science::generate(&ctx, &corpus)?,
+    let domains: [(&str, Domain); 10] = [
+        ("finance_zh_reports", finance_zh::generate),
+        ("finance_zh_rules", zh_rules::generate),
+        ("finance_en_reports", finance_en::generate),
+        ("finance_en_capital_rules", capital::generate),
+        ("finance_en_audit", audit::generate),
+        ("legal_zh_cases", legal_zh::generate),
+        ("legal_zh_statutes", statutes::generate),
+        ("legal_en_cases", legal_en::generate),
+        ("legal_en_precedents", precedents::generate),
+        ("science_articles", science::generate),
     ];
+    let bar = progress_bar(options.progress, domains.len());
+    let mut outputs = Vec::with_capacity(domains.len());
+    for (name, domain) in domains {
+        bar.set_message(name);
+        outputs.push(domain(&ctx, &corpus)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
     let mut groups: Vec<(TaskGroup, Vec<Task>)> = Vec::new();
     let mut rows = Vec::new();
     for out in outputs {
@@ -120,10 +156,44 @@ pub(crate) fn build_into(options: &SampleOptions, root: &Path) -> Result<Built> 
         }
     }
     groups.sort_by_key(|(g, _)| *g);
+    if let Some(fraction) = ctx.scale.release {
+        check_release_counts(&groups, fraction)?;
+    }
     let query = root.join("query");
     for (group, tasks) in &groups {
         task::write_group(&query, *group, tasks)?;
     }
     rows.sort_by_key(|(r, _)| *r);
     Ok(Built { rows, groups })
+}
+
+/// One step per corpus, on stderr; hidden unless asked for (and by indicatif when stderr is
+/// not a terminal).
+fn progress_bar(shown: bool, steps: usize) -> indicatif::ProgressBar {
+    if !shown {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(steps as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} corpora, writing {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(500));
+    bar
+}
+
+/// At release size every group holds the release's (scaled) count of every type.
+fn check_release_counts(groups: &[(TaskGroup, Vec<Task>)], fraction: f64) -> Result<()> {
+    for (group, types) in RELEASE_TASKS {
+        let made = groups.iter().find(|(g, _)| g.name() == *group).map_or(&[][..], |(_, t)| t.as_slice());
+        for (ty, _) in *types {
+            let want = release_task_count(group, ty, fraction);
+            let got = made.iter().filter(|t| t.task_type.as_deref().unwrap_or("null") == *ty).count();
+            if got != want {
+                return Err(Error::bug(format!("{group}: {got} tasks of type {ty}, the release size needs {want}")));
+            }
+        }
+    }
+    Ok(())
 }

@@ -24,12 +24,16 @@ pub struct FileSummary {
 }
 
 /// What [`crate::generate`] produced (or found already in place).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleSummary {
     pub generator: String,
     pub generator_version: u32,
     pub seed: u64,
     pub size: Size,
+    /// Fraction of the size's counts (written only when below 1, so full-size markers keep
+    /// their bytes).
+    #[serde(default = "full", skip_serializing_if = "is_full")]
+    pub fraction: f64,
     /// True when the folder already held this sample and nothing was written.
     #[serde(skip)]
     pub reused: bool,
@@ -66,6 +70,14 @@ impl SampleSummary {
     }
 }
 
+fn full() -> f64 {
+    crate::DEFAULT_FRACTION
+}
+
+fn is_full(f: &f64) -> bool {
+    *f >= 1.0
+}
+
 enum Existing {
     /// Missing or an empty directory.
     Free,
@@ -94,11 +106,22 @@ fn inspect(options: &SampleOptions, dir: &Path) -> Result<Existing> {
     let mut found: SampleSummary = serde_json::from_str(&text).map_err(|e| {
         user(format!("{MARKER_FILE} is unreadable ({e}); refusing to overwrite — choose an empty or new --out"))
     })?;
-    if found.seed != options.seed || found.size != options.size || found.generator_version != GENERATOR_VERSION {
+    if found.seed != options.seed
+        || found.size != options.size
+        || found.fraction != options.fraction
+        || found.generator_version != GENERATOR_VERSION
+    {
         return Err(user(format!(
-            "holds a different sample (seed {}, size {}, generator version {}) than requested (seed {}, size {}, version {}); \
+            "holds a different sample (seed {}, size {}, scale {}, generator version {}) than requested (seed {}, size {}, scale {}, version {}); \
              refusing to overwrite it — choose another --out or delete that folder",
-            found.seed, found.size, found.generator_version, options.seed, options.size, GENERATOR_VERSION
+            found.seed,
+            found.size,
+            found.fraction,
+            found.generator_version,
+            options.seed,
+            options.size,
+            options.fraction,
+            GENERATOR_VERSION
         )));
     }
     for f in &found.files {
@@ -130,6 +153,7 @@ fn list_files(root: &Path, dir: &Path, out: &mut Vec<FileSummary>) -> Result<()>
 }
 
 pub(crate) fn generate(options: &SampleOptions, out_dir: &Path) -> Result<SampleSummary> {
+    options.validate()?;
     if let Existing::Same(summary) = inspect(options, out_dir)? {
         return Ok(summary);
     }
@@ -182,6 +206,7 @@ fn build_and_mark(options: &SampleOptions, root: &Path) -> Result<SampleSummary>
         generator_version: GENERATOR_VERSION,
         seed: options.seed,
         size: options.size,
+        fraction: options.fraction,
         reused: false,
         out_dir: root.to_path_buf(),
         tasks: built.groups.iter().map(|(g, t)| (g.name(), t.len())).collect(),

@@ -17,7 +17,7 @@ use crate::{
     db::{DbWriter, t},
     names::{EN_GIVEN, EN_SURNAMES},
     rng::Rng,
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 /// The facts and holding of one precedent.
@@ -217,13 +217,13 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     }
     let route = Route::LegalEnPrecedents;
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route)?;
+    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
     for (docid, text, _) in &docs {
         db.insert("documents", &[("docid", t(docid)), ("case_text", t(text)), ("corpus_role", t("precedent"))])?;
     }
     let rows = db.finish()?;
     let group: TaskGroup = "legal_en_prescriptive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["null"], ctx.scale.tasks_per_type * 5, ctx.scale.min_tasks_per_group);
+    let plan = plan_types(&ctx.scale, group, &["null"], ctx.scale.tasks_per_type * 5, ctx.scale.min_tasks_per_group);
     let mut trng = Rng::derive(ctx.seed, "legal_en_precedents_tasks");
     let tasks = fill(group, &plan, &mut trng, |_, rng| {
         let (docid, _, s) = rng.pick(&docs);

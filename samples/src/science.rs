@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::{
     Ctx, DomainOutput, Result,
-    db::write_jsonl,
+    db::JsonlWriter,
     names::{EN_GIVEN, EN_SURNAMES},
     rng::Rng,
     task::Task,
@@ -250,7 +250,10 @@ fn person(rng: &mut Rng) -> String {
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let sc = ctx.scale;
     let mut rng = Rng::derive(ctx.seed, "science");
-    let mut articles = Vec::new();
+    let route = Route::ScienceArticles;
+    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
+    let mut out = JsonlWriter::create(&path)?;
+    let mut kept = [0usize; 6];
     let mut tasks_desc: Vec<(Kind, Task)> = Vec::new();
     let mut tasks_pred: Vec<(Kind, Task)> = Vec::new();
     let mut next_id = 0u64;
@@ -356,22 +359,13 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         for s in studies.iter().filter(|s| !s.eligible) {
             let reason = if s.design == excluded_design { 0 } else { 1 + (s.id % 3) as usize };
             let year = if reason == 1 { cutoff + rng.range(1, 3) } else { rng.range(cutoff - 12, cutoff) };
-            articles.push(article(
-                &mut rng,
-                s,
-                kind,
-                year,
-                reason,
-                population,
-                other_population,
-                exposure,
-                outcome,
-                theme,
-            ));
+            let a = article(&mut rng, s, kind, year, reason, population, other_population, exposure, outcome, theme);
+            emit(&mut out, a, ctx)?;
         }
         for s in studies.iter().filter(|s| s.eligible) {
             let year = rng.range(cutoff - 12, cutoff);
-            articles.push(article(&mut rng, s, kind, year, 99, population, other_population, exposure, outcome, theme));
+            let a = article(&mut rng, s, kind, year, 99, population, other_population, exposure, outcome, theme);
+            emit(&mut out, a, ctx)?;
         }
         let eligible: Vec<&Study> = studies.iter().filter(|s| s.eligible).collect();
         let label = match kind {
@@ -406,11 +400,20 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
             "Using only the eligible studies within the stated scope, give the requested descriptive finding as one concise sentence or phrase. Do not include explanations, statistics, citations or lists."
         };
         let task = Task::new(kind.type_name(), q, ins, Value::Array(ev), json!(gt));
+        // At release size the release's count of each kind comes from the first whole topics;
+        // the other topics are corpus only.
+        if let Some(fraction) = sc.release {
+            let group = if kind.predictive() { "science_en_predictive" } else { "science_en_descriptive" };
+            let slot = Kind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
+            let whole = sc.science_articles.is_none_or(|cap| out.rows() < cap as u64);
+            if !whole || kept[slot] >= crate::scale::release_task_count(group, kind.type_name(), fraction) {
+                continue;
+            }
+            kept[slot] += 1;
+        }
         if kind.predictive() { tasks_pred.push((kind, task)) } else { tasks_desc.push((kind, task)) }
     }
-    let route = Route::ScienceArticles;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let rows = write_jsonl(&path, &articles)?;
+    let rows = out.finish()?;
     let desc: TaskGroup = "science_en_descriptive".parse().map_err(crate::Error::bug)?;
     let pred: TaskGroup = "science_en_predictive".parse().map_err(crate::Error::bug)?;
     let order = |tasks: Vec<(Kind, Task)>| -> Vec<Task> {
@@ -428,6 +431,93 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         )));
     }
     Ok(DomainOutput { files: vec![(route, rows)], tasks: vec![(desc, d), (pred, p)] })
+}
+
+/// Write one article, unless the release's article count is reached; at release size first
+/// lengthen it to a length drawn from the real sample's distribution.
+fn emit(out: &mut JsonlWriter, mut a: Article, ctx: &Ctx) -> Result<()> {
+    if ctx.scale.science_articles.is_some_and(|cap| out.rows() >= cap as u64) {
+        return Ok(());
+    }
+    if ctx.scale.release.is_some() {
+        lengthen(&mut a, ctx.seed);
+    }
+    out.write(&a)
+}
+
+/// Total characters (title, abstract, section headings and texts) of the 100 articles of the
+/// real release sample (`../shared/anser/corpus/science/articles.jsonl`) at the quantiles 0,
+/// 0.05, …, 1, measured once. About 70 % are abstract-only (≤ 2,700 characters); the rest
+/// carry full text up to ~50,000 characters.
+const REAL_LENGTH_QUANTILES: [usize; 21] = [
+    105, 528, 1160, 1394, 1513, 1578, 1636, 1713, 1755, 1795, 1835, 1907, 2164, 2383, 2682, 12079, 16160, 19906, 31901,
+    37631, 49555,
+];
+
+/// Share of the real sample that is abstract-only (the quantiles below 0.7 are abstracts).
+const ABSTRACT_ONLY_SHARE: f64 = 0.7;
+
+fn text_len(a: &Article) -> usize {
+    a.title.chars().count()
+        + a.abstract_text.as_ref().map_or(0, |t| t.chars().count())
+        + a.sections.iter().map(|s| s.heading.chars().count() + s.text.chars().count()).sum::<usize>()
+}
+
+/// A length drawn from the real quantiles by linear interpolation, within the abstract-only
+/// part of the distribution for articles without sections and the full-text part otherwise.
+fn target_len(rng: &mut Rng, full_text: bool) -> usize {
+    let u = if full_text {
+        ABSTRACT_ONLY_SHARE + rng.unit() * (1.0 - ABSTRACT_ONLY_SHARE)
+    } else {
+        rng.unit() * ABSTRACT_ONLY_SHARE
+    };
+    let x = u * (REAL_LENGTH_QUANTILES.len() - 1) as f64;
+    let k = (x.floor() as usize).min(REAL_LENGTH_QUANTILES.len() - 2);
+    let (lo, hi) = (REAL_LENGTH_QUANTILES[k] as f64, REAL_LENGTH_QUANTILES[k + 1] as f64);
+    (lo + (hi - lo) * (x - k as f64)).round() as usize
+}
+
+/// Methodological sentences that carry no finding, design or setting (the synthesis reads
+/// those from the abstract's own sentences, which stay as they are).
+const NEUTRAL_SENTENCES: &[&str] = &[
+    "Data were collected on standardised case report forms and checked for completeness before analysis.",
+    "Missing values were handled by multiple imputation under a missing-at-random assumption.",
+    "Sensitivity analyses that excluded participants with incomplete follow-up were prespecified.",
+    "The protocol was approved by the responsible ethics committee and participants gave informed consent.",
+    "Baseline characteristics were summarised as means with standard deviations or counts with percentages.",
+    "Outcome assessors worked from a written manual and met regularly to harmonise their ratings.",
+    "Limitations include possible residual confounding, measurement error and loss to follow-up.",
+    "Future work should examine long-term outcomes, adherence and costs in routine care.",
+    "Previous reports have used heterogeneous definitions, instruments and follow-up periods.",
+    "All analyses were performed with standard statistical software by analysts unaware of group labels.",
+    "The sample size was chosen to give adequate precision for the primary outcome.",
+    "Reporting follows the relevant checklist of the EQUATOR network.",
+];
+
+/// Lengthen an article to a length drawn from the real distribution: abstract-only articles
+/// get neutral background sentences appended to the abstract, full-text articles get neutral
+/// paragraphs in their methods and discussion sections. Draws come from a stream of the
+/// article's own, so the corpus rows before it never change.
+fn lengthen(a: &mut Article, seed: u64) {
+    let mut rng = Rng::derive(seed ^ a.id, "science_article_length");
+    let target = target_len(&mut rng, !a.sections.is_empty());
+    let mut len = text_len(a);
+    let mut k = 0usize;
+    while len < target {
+        let sentence = NEUTRAL_SENTENCES[rng.below(NEUTRAL_SENTENCES.len())];
+        let slot = if a.sections.is_empty() {
+            a.abstract_text.as_mut()
+        } else {
+            let n = a.sections.len();
+            // Alternate between the methods and discussion sections.
+            a.sections.get_mut(if k % 2 == 0 { 1.min(n - 1) } else { n - 1 }).map(|s| &mut s.text)
+        };
+        let Some(text) = slot else { break };
+        text.push(' ');
+        text.push_str(sentence);
+        len += sentence.chars().count() + 1;
+        k += 1;
+    }
 }
 
 /// Unique maximum of counts, or `None` on a tie.

@@ -21,7 +21,7 @@ use crate::{
     db::write_jsonl,
     names::ZH_SURNAMES,
     rng::Rng,
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 const CRIMINAL: &str = "中华人民共和国刑法";
@@ -171,7 +171,13 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         json!({"id": id, "type": "law_article", "law": law, "index": format!("第{art}条")})
     };
     let group: TaskGroup = "legal_zh_prescriptive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["民事", "刑事", "行政"], ctx.scale.tasks_per_type * 2, ctx.scale.min_tasks_per_group);
+    let plan = plan_types(
+        &ctx.scale,
+        group,
+        &["民事", "刑事", "行政"],
+        ctx.scale.tasks_per_type * 2,
+        ctx.scale.min_tasks_per_group,
+    );
     let mut trng = Rng::derive(ctx.seed, "legal_zh_statutes_tasks");
     let tasks = fill(group, &plan, &mut trng, |ty, rng| task(ty, rng, &cite))?;
     Ok(DomainOutput { files: vec![(route, rows)], tasks: vec![(group, tasks)] })

@@ -96,6 +96,26 @@ pub fn type_plan(types: &[&'static str], per_type: usize, min_total: usize) -> V
     types.iter().zip(counts).flat_map(|(t, n)| std::iter::repeat_n(*t, n)).collect()
 }
 
+/// The plan of `group` for `scale`: at release scale the release's types and counts (those of
+/// `types`: one group can be filled by two generators), otherwise [`type_plan`].
+pub fn plan_types(
+    scale: &crate::Scale,
+    group: TaskGroup,
+    types: &[&'static str],
+    per_type: usize,
+    min_total: usize,
+) -> Vec<&'static str> {
+    let Some(fraction) = scale.release else { return type_plan(types, per_type, min_total) };
+    let name = group.name();
+    crate::scale::RELEASE_TASKS
+        .iter()
+        .filter(|(g, _)| *g == name)
+        .flat_map(|(_, release)| release.iter())
+        .filter_map(|(ty, _)| types.iter().find(|t| *t == ty).copied())
+        .flat_map(|ty| std::iter::repeat_n(ty, crate::scale::release_task_count(&name, ty, fraction)))
+        .collect()
+}
+
 /// Attempts per task before a type is declared impossible for the generated data.
 pub const MAX_ATTEMPTS: usize = 400;
 

@@ -19,7 +19,7 @@ use crate::{
     db::write_jsonl,
     names::{ZH_BRANDS, ZH_INDUSTRIES},
     rng::Rng,
-    task::{Task, fill, type_plan},
+    task::{Task, fill, plan_types},
 };
 
 #[derive(Debug, Serialize)]
@@ -183,7 +183,7 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
     let rows = write_jsonl(&path, &records)?;
     let group: TaskGroup = "finance_zh_prescriptive".parse().map_err(crate::Error::bug)?;
-    let plan = type_plan(&["null"], ctx.scale.tasks_per_type * 5, ctx.scale.min_tasks_per_group);
+    let plan = plan_types(&ctx.scale, group, &["null"], ctx.scale.tasks_per_type * 5, ctx.scale.min_tasks_per_group);
     let mut trng = Rng::derive(ctx.seed, "finance_zh_rules_tasks");
     let tasks = fill(group, &plan, &mut trng, |_, rng| task(rng))?;
     Ok(DomainOutput { files: vec![(route, rows)], tasks: vec![(group, tasks)] })

@@ -3,7 +3,7 @@
 
 use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
 
-use anser_samples::{DEFAULT_SEED, SampleOptions, Size, generate};
+use anser_samples::{DEFAULT_FRACTION, DEFAULT_SEED, SampleOptions, Size, generate};
 use clap::Args;
 
 use super::{CliError, CliResult};
@@ -16,9 +16,13 @@ pub struct SampleArgs {
     /// Seed of the generator; the same seed and size give byte-identical files.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
-    /// small (tests and the demo) or medium (benchmarks).
-    #[arg(long, default_value = "small", value_parser = ["small", "medium"])]
+    /// small (tests and the demo), medium (benchmarks) or release (the real release's row and
+    /// task counts; several GB, benchmarks only).
+    #[arg(long, default_value = "small", value_parser = ["small", "medium", "release"])]
     size: String,
+    /// Fraction in (0, 1] of every release-size count (`--size release` only).
+    #[arg(long, default_value_t = DEFAULT_FRACTION)]
+    scale: f64,
     /// Print the summary as JSON.
     #[arg(long)]
     json: bool,
@@ -26,7 +30,7 @@ pub struct SampleArgs {
 
 pub fn run(args: SampleArgs) -> CliResult {
     let size: Size = args.size.parse().map_err(CliError::user)?;
-    let options = SampleOptions { seed: args.seed, size };
+    let options = SampleOptions { seed: args.seed, size, fraction: args.scale, progress: !args.json };
     let started = Instant::now();
     let summary = generate(&options, &args.out)
         .map_err(|e| if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) })?;
@@ -39,9 +43,10 @@ pub fn run(args: SampleArgs) -> CliResult {
     let verb = if summary.reused { "already holds" } else { "wrote" };
     writeln!(
         out,
-        "{} {verb} the {} sample (seed {}): {} files, {:.1} MiB, {} tasks in {} groups{}",
+        "{} {verb} the {}{} sample (seed {}): {} files, {:.1} MiB, {} tasks in {} groups{}",
         summary.out_dir.display(),
         summary.size,
+        if summary.fraction < 1.0 { format!(" (scale {})", summary.fraction) } else { String::new() },
         summary.seed,
         summary.files.len(),
         summary.total_bytes() as f64 / (1024.0 * 1024.0),

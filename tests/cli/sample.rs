@@ -49,3 +49,22 @@ fn a_folder_holding_other_files_is_never_overwritten() {
     assert_eq!(std::fs::read_to_string(&keep).expect("kept"), "my notes");
     assert_eq!(std::fs::read_dir(tmp.path()).expect("dir").count(), 1, "nothing was added");
 }
+
+#[test]
+fn scale_is_a_fraction_of_the_release_size_only() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("sample");
+    let out_s = out.to_str().expect("utf8");
+    for args in [
+        ["--size", "small", "--scale", "0.5"],
+        ["--size", "release", "--scale", "0"],
+        ["--size", "release", "--scale", "2"],
+    ] {
+        let mut all = vec!["sample", "--out", out_s];
+        all.extend(args);
+        let o = anser(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--scale"), "{args:?}: {}", stderr(&o));
+        assert!(!out.exists(), "{args:?}: nothing written");
+    }
+}

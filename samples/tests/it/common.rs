@@ -18,7 +18,8 @@ pub fn sample() -> &'static SampleSummary {
         if dir.exists() {
             fs_remove(&dir);
         }
-        generate(&SampleOptions { seed: DEFAULT_SEED, size: Size::Small }, &dir).expect("small sample generates")
+        generate(&SampleOptions { seed: DEFAULT_SEED, size: Size::Small, ..Default::default() }, &dir)
+            .expect("small sample generates")
     })
 }
 

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::common::{sample, tempdir};
 
-fn hashes(root: &Path) -> BTreeMap<String, String> {
+pub(crate) fn hashes(root: &Path) -> BTreeMap<String, String> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
         for entry in std::fs::read_dir(dir).expect("read_dir") {
             let path = entry.expect("entry").path();
@@ -29,7 +29,7 @@ fn hashes(root: &Path) -> BTreeMap<String, String> {
 fn same_seed_gives_byte_identical_files() {
     let other = tempdir();
     let dir = other.path().join("again");
-    generate(&SampleOptions { seed: DEFAULT_SEED, size: Size::Small }, &dir).expect("generate");
+    generate(&SampleOptions { seed: DEFAULT_SEED, size: Size::Small, ..Default::default() }, &dir).expect("generate");
     let a = hashes(&sample().out_dir);
     let b = hashes(&dir);
     assert_eq!(a.len(), 25, "10 corpus files, 14 task files and the marker: {:?}", a.keys().collect::<Vec<_>>());
@@ -41,7 +41,7 @@ fn same_seed_gives_byte_identical_files() {
 fn another_seed_changes_every_corpus_and_task_file() {
     let other = tempdir();
     let dir = other.path().join("seed7");
-    generate(&SampleOptions { seed: 7, size: Size::Small }, &dir).expect("generate");
+    generate(&SampleOptions { seed: 7, size: Size::Small, ..Default::default() }, &dir).expect("generate");
     let a = hashes(&sample().out_dir);
     let b = hashes(&dir);
     assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());

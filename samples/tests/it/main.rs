@@ -12,4 +12,5 @@ mod medium;
 mod oracle;
 mod other_checks;
 mod output_dir;
+mod release;
 mod tasks;

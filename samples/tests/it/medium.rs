@@ -11,7 +11,8 @@ use crate::common::tempdir;
 #[ignore = "writes ~280 MiB; run explicitly"]
 fn medium_sample_meets_the_benchmark_floor() {
     let dir = tempdir();
-    let s = generate(&SampleOptions { seed: 3, size: Size::Medium }, &dir.path().join("m")).expect("medium sample");
+    let s = generate(&SampleOptions { seed: 3, size: Size::Medium, ..Default::default() }, &dir.path().join("m"))
+        .expect("medium sample");
     let report = check_corpus(&s.corpus_dir(), &[]).expect("corpus");
     for r in &report.routes {
         assert_eq!(r.status, RouteStatus::Ok, "{}: {:?}", r.route, r.problems);

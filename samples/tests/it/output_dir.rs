@@ -10,7 +10,8 @@ fn existing_same_sample_is_reused_without_writing() {
     let s = sample();
     let marker = s.out_dir.join(anser_samples::MARKER_FILE);
     let before = std::fs::metadata(&marker).expect("marker").modified().expect("mtime");
-    let again = generate(&SampleOptions { seed: DEFAULT_SEED, size: Size::Small }, &s.out_dir).expect("reuse");
+    let again = generate(&SampleOptions { seed: DEFAULT_SEED, size: Size::Small, ..Default::default() }, &s.out_dir)
+        .expect("reuse");
     assert!(again.reused);
     assert_eq!(again.files, s.files);
     assert_eq!(again.tasks, s.tasks);
@@ -21,8 +22,8 @@ fn existing_same_sample_is_reused_without_writing() {
 #[test]
 fn a_different_sample_or_foreign_content_is_refused() {
     let s = sample();
-    let err =
-        generate(&SampleOptions { seed: DEFAULT_SEED + 1, size: Size::Small }, &s.out_dir).expect_err("other seed");
+    let err = generate(&SampleOptions { seed: DEFAULT_SEED + 1, size: Size::Small, ..Default::default() }, &s.out_dir)
+        .expect_err("other seed");
     assert!(err.is_user_error());
     let msg = err.to_string();
     assert!(msg.contains("different sample") && msg.contains(&format!("seed {DEFAULT_SEED}")), "{msg}");

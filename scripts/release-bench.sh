@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Release-scale measurements (README "Release scale"): generate the release-size sample, build
+# the BM25 index of every route one by one, then run `--method offline` and `--method retrieval`
+# over all release-size tasks. Every step runs under `/usr/bin/time -v` (wall time, peak RSS);
+# index sizes and the sample's disk use come from `du`. Prints one table row per step and writes
+# the raw logs next to the output.
+#
+# Usage: scripts/release-bench.sh [OUT_DIR] [SCALE]
+#   OUT_DIR  where the sample, indexes and runs go (default: ./release-bench); the sample is
+#            reused when OUT_DIR/sample already holds it (same seed, size and scale)
+#   SCALE    fraction in (0, 1] of the release counts (default 1: the full release, ~6 GB)
+# Needs: a release build (built here), GNU time (/usr/bin/time), python3 (summaries only).
+# Never run by tests or CI: the full size takes tens of minutes and several GB of disk.
+set -euo pipefail
+
+OUT=${1:-release-bench}
+SCALE=${2:-1}
+BIN=${ANSER_BIN:-target/release/anser}
+SAMPLE="$OUT/sample"
+INDEX="$OUT/indices"
+RUNS="$OUT/runs"
+LOGS="$OUT/logs"
+ROUTES=(finance_zh_reports finance_zh_rules finance_en_reports finance_en_capital_rules finance_en_audit
+  legal_zh_cases legal_zh_statutes legal_en_cases legal_en_precedents science_articles)
+
+if [[ ! -x /usr/bin/time ]]; then
+  echo "release-bench: /usr/bin/time (GNU time) is missing; install the 'time' package" >&2
+  exit 2
+fi
+if [[ -z ${ANSER_BIN:-} ]]; then
+  cargo build --release --bin anser
+fi
+mkdir -p "$OUT" "$LOGS"
+
+# "wall_s peak_rss_mib" of a `/usr/bin/time -v` log.
+time_of() {
+  python3 - "$1" <<'EOF'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", text).group(1)
+secs = 0.0
+for part in wall.split(":"):
+    secs = secs * 60 + float(part)
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
+print(f"{secs:.1f} {rss / 1024:.0f}")
+EOF
+}
+
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# 1. Generate.
+/usr/bin/time -v "$BIN" sample --size release --scale "$SCALE" --out "$SAMPLE" > "$LOGS/sample.out" 2> "$LOGS/sample.time"
+read -r wall rss < <(time_of "$LOGS/sample.time")
+echo "generate: ${wall} s, peak RSS ${rss} MiB, disk $(du -sh "$SAMPLE" | cut -f1) (load $(cut -d' ' -f1 /proc/loadavg))"
+head -1 "$LOGS/sample.out"
+
+# 2. BM25 per route (default analyzers), one process per route so each gets its own peak RSS.
+printf '%-26s %10s %9s %10s %9s\n' route units build_s index_MiB rss_MiB
+total_wall=0
+max_rss=0
+for route in "${ROUTES[@]}"; do
+  /usr/bin/time -v "$BIN" index --corpus-root "$SAMPLE/corpus" --index-dir "$INDEX" --routes "$route" --rebuild \
+    > "$LOGS/index-$route.out" 2> "$LOGS/index-$route.time"
+  read -r wall rss < <(time_of "$LOGS/index-$route.time")
+  units=$(grep -o '[0-9]* units' "$LOGS/index-$route.out" | head -1 | cut -d' ' -f1)
+  size=$(du -sm "$INDEX/$route" | cut -f1)
+  printf '%-26s %10s %9s %10s %9s\n' "$route" "$units" "$wall" "$size" "$rss"
+  total_wall=$(python3 -c "print(round($total_wall + $wall, 1))")
+  max_rss=$(( rss > max_rss ? rss : max_rss ))
+done
+printf '%-26s %10s %9s %10s %9s\n' "all ten routes" "" "$total_wall" "$(du -sm "$INDEX" | cut -f1)" "$max_rss"
+echo "(load after indexing: $(cut -d' ' -f1-3 /proc/loadavg))"
+
+# 3. Full runs over every release-size task. Offline has no LLM call, so a task's latency in
+# trace.jsonl (task_end) is all non-LLM overhead: tools, corpus opening and the loop.
+for method in offline retrieval; do
+  rm -rf "${RUNS:?}/rel-$method"
+  /usr/bin/time -v "$BIN" run --method "$method" --run-name "rel-$method" --benchmark-dir "$SAMPLE/query" \
+    --corpus-root "$SAMPLE/corpus" --index-dir "$INDEX" --output-dir "$RUNS" --quiet \
+    > "$LOGS/run-$method.out" 2> "$LOGS/run-$method.time" || true
+  read -r wall rss < <(time_of "$LOGS/run-$method.time")
+  python3 - "$RUNS/rel-$method/trace.jsonl" "$method" "$wall" "$rss" <<'EOF'
+import json, sys
+path, method, wall, rss = sys.argv[1:]
+lat, llm = {}, {}
+for line in open(path, encoding="utf-8"):
+    e = json.loads(line)
+    if e["event"] == "task_end":
+        lat[e["task_id"]] = e["detail"]["latency"]
+    elif e["event"] == "llm_call":
+        llm[e["task_id"]] = llm.get(e["task_id"], 0.0) + e["seconds"]
+over = sorted((lat[t] - llm.get(t, 0.0)) * 1000 for t in lat)
+q = lambda p: over[round((len(over) - 1) * p)]
+print(f"run {method}: {len(over)} tasks, wall {wall} s, peak RSS {rss} MiB, "
+      f"non-LLM overhead per task p50 {q(0.5):.1f} ms, p95 {q(0.95):.1f} ms, max {over[-1]:.1f} ms")
+EOF
+done
+echo "(load at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
