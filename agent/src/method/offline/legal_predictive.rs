@@ -67,6 +67,28 @@ pub(super) enum Cmp {
     Le,
 }
 
+impl Cmp {
+    /// Whether `x` compares so with `t`.
+    pub(super) fn holds(self, x: f64, t: f64) -> bool {
+        match self {
+            Cmp::Gt => x > t,
+            Cmp::Ge => x >= t,
+            Cmp::Lt => x < t,
+            Cmp::Le => x <= t,
+        }
+    }
+
+    /// The SQL operator.
+    fn sql(self) -> &'static str {
+        match self {
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+        }
+    }
+}
+
 impl Test {
     fn holds(&self, v: &str) -> Option<bool> {
         let v = v.trim();
@@ -79,12 +101,7 @@ impl Test {
             Test::Equals(want) => (!v.is_empty()).then(|| v == want),
             Test::Compare(cmp, t) => {
                 let x: f64 = v.parse().ok()?;
-                Some(match cmp {
-                    Cmp::Gt => x > *t,
-                    Cmp::Ge => x >= *t,
-                    Cmp::Lt => x < *t,
-                    Cmp::Le => x <= *t,
-                })
+                Some(cmp.holds(x, *t))
             }
         }
     }
@@ -555,12 +572,7 @@ pub(super) fn zh_count_conditions(db: &GuardedDb, query: &str) -> Result<Option<
                 exists(format!("f.feature_value = {}", lit(v)))
             }),
             Kind::Numeric => threshold_of(&rest, &m).map(|(cmp, t)| {
-                let op = match cmp {
-                    Cmp::Gt => ">",
-                    Cmp::Ge => ">=",
-                    Cmp::Lt => "<",
-                    Cmp::Le => "<=",
-                };
+                let op = cmp.sql();
                 described.push(format!("{} {op} {t}", k.key));
                 exists(format!("CAST(f.feature_value AS REAL) {op} {t}"))
             }),
@@ -890,12 +902,7 @@ pub(super) fn en_count_conditions(db: &GuardedDb, query: &str) -> Result<Option<
             Test::Truthy => "lower(f.value_text) IN ('true', '1', 'yes')".to_string(),
             Test::Equals(v) => format!("f.value_text = {}", lit(v)),
             Test::Compare(cmp, n) => {
-                let op = match cmp {
-                    Cmp::Gt => ">",
-                    Cmp::Ge => ">=",
-                    Cmp::Lt => "<",
-                    Cmp::Le => "<=",
-                };
+                let op = cmp.sql();
                 format!("CAST(COALESCE(f.value_number, f.value_text) AS REAL) {op} {n}")
             }
         };
