@@ -288,13 +288,18 @@ mod tests {
 
     #[test]
     fn thresholds_read_cues_before_and_after_numbers() {
-        assert_eq!(threshold_after("血液酒精含量超过129mg/100ml与否", 0, 24), Some((Cmp::Gt, 129.0)));
-        assert_eq!(threshold_after("死亡人数不低于2人", 0, 24), Some((Cmp::Ge, 2.0)));
-        assert_eq!(threshold_after("盗窃金额10000元以上", 0, 24), Some((Cmp::Ge, 10000.0)));
-        assert_eq!(threshold_after("a sentence of at least 136 months", 0, 40), Some((Cmp::Ge, 136.0)));
-        assert_eq!(threshold_after("刑期为12个月", 0, 24), None);
-        assert_eq!(threshold_after("金额不超过5000元", 0, 24), Some((Cmp::Le, 5000.0)));
-        assert_eq!(threshold_after("罚金且金额可提取的案件中，血液酒精含量超过129", 0, 10), None);
+        let cases = [
+            ("血液酒精含量超过129mg/100ml与否", 24, Some((Cmp::Gt, 129.0))),
+            ("死亡人数不低于2人", 24, Some((Cmp::Ge, 2.0))),
+            ("盗窃金额10000元以上", 24, Some((Cmp::Ge, 10000.0))),
+            ("a sentence of at least 136 months", 40, Some((Cmp::Ge, 136.0))),
+            ("刑期为12个月", 24, None),
+            ("金额不超过5000元", 24, Some((Cmp::Le, 5000.0))),
+            ("罚金且金额可提取的案件中，血液酒精含量超过129", 10, None),
+        ];
+        for (text, window, want) in cases {
+            assert_eq!(threshold_after(text, 0, window), want, "{text}");
+        }
     }
 
     #[test]

@@ -415,9 +415,11 @@ mod tests {
 
     #[test]
     fn stems_and_masks() {
-        assert_eq!(stem("是否超速超载"), "超速超载");
-        assert_eq!(stem("刑期（月）"), "刑期");
-        assert_eq!(stem("被告是否包括保险公司"), "包括保险公司");
+        for (key, want) in
+            [("是否超速超载", "超速超载"), ("刑期（月）", "刑期"), ("被告是否包括保险公司", "包括保险公司")]
+        {
+            assert_eq!(stem(key), want);
+        }
         let q = "交通肇事罪案件";
         assert_eq!(mask(q, &[(0, 6)]), "      肇事罪案件");
     }
