@@ -236,9 +236,9 @@ fn check_sqlite(
     if let Some(ex) = &spec.exclude
         && report.problems.is_empty()
     {
-        let sql = format!("SELECT count(*) FROM \"{}\" WHERE \"{}\" = ?1", ex.table, ex.column);
+        let sql = format!("SELECT count(*) FROM \"{}\" WHERE NOT ({})", ex.table, ex.keep_when());
         let n: i64 = conn
-            .query_row(&sql, [&ex.value], |r| r.get(0))
+            .query_row(&sql, [], |r| r.get(0))
             .map_err(|e| format!("table {}: cannot count excluded rows: {e}", ex.table))?;
         report.excluded_ground_truth_rows = Some(u64::try_from(n).unwrap_or(0));
     }

@@ -7,12 +7,15 @@
 //!   reference (ground truth, gold evidence) is read by the separate `anser-gold` crate.
 //! - [`Selection`]: the official runner's task filters.
 //! - [`check_corpus`]: schema and integrity (`PRAGMA quick_check`) checks of a corpus root.
+//! - [`Exclusion`] rules (`RouteSpec::exclusion_filter`, `RouteSpec::followers`): the one
+//!   definition of the ground-truth rows no reader may see, for the indexer and the SQL views.
 //! - [`boundary`]: a task's information cutoff, parsed once here for every layer below the model
 //!   (indexes, retrievers, SQL views, `open`).
 
 pub mod boundary;
 mod check;
 mod error;
+mod exclusion;
 mod group;
 mod manifest;
 mod route;
@@ -25,6 +28,7 @@ pub use check::{
     check_corpus, check_corpus_with, open_sqlite_readonly,
 };
 pub use error::{Error, Result};
+pub use exclusion::follows_visible_parent;
 pub use group::{Domain, Language, Split, TaskGroup};
 pub use manifest::{
     ColumnSpec, CorpusFormat, DatedField, DatedTable, Dating, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion,

@@ -3,7 +3,8 @@
 //! article sections flattened in order), cut into [`Chunking`] windows, each window carrying the
 //! identifiers of every evidence kind the route is scored on and its record's dates (as the
 //! manifest's `dated` entry of the route reads them). Rows the manifest excludes (finance
-//! reports with `split = 'ground_truth'`) are never read.
+//! reports with `split = 'ground_truth'` and the rows that follow them, by the one rule
+//! `RouteSpec::exclusion_filter`) are never read.
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},
@@ -336,26 +337,17 @@ fn read_sqlite(
             }
         }
     }
+    // The manifest's exclusion rule for this table (`anser_manifest` owns it; the SQL views
+    // build theirs from the same rule). Count the hidden records, then read the others.
+    let keep = spec.exclusion_filter(&unit.source).map_err(|e| Error::Param(format!("unit {}: {e}", unit.name)))?;
     let mut where_clause = String::new();
     let mut excluded = 0u64;
-    if let Some(ex) = &spec.exclude {
-        let has_key =
-            spec.schema.tables.iter().any(|t| t.name == unit.source && t.columns.iter().any(|c| c.name == ex.key));
-        let cond = if ex.table == unit.source {
-            format!("{} = ?1", q(&ex.column))
-        } else if has_key {
-            format!("{} IN (SELECT {} FROM {} WHERE {} = ?1)", q(&ex.key), q(&ex.key), q(&ex.table), q(&ex.column))
-        } else {
-            return Err(Error::Param(format!(
-                "route {}: unit {} cannot apply the exclusion (no column {})",
-                spec.route, unit.name, ex.key
-            )));
-        };
-        // Count the excluded records, then read the others.
-        let count_sql = format!("SELECT count(*) FROM {} WHERE {cond}", q(&unit.source));
-        let n: i64 = conn.query_row(&count_sql, [&ex.value], |r| r.get(0)).map_err(|e| sql_err(path, e))?;
+    if let Some(keep) = &keep {
+        // A NULL condition (a NULL key) hides the row as well, so it counts as excluded.
+        let count_sql = format!("SELECT count(*) FROM {} WHERE COALESCE(({keep}), 0) = 0", q(&unit.source));
+        let n: i64 = conn.query_row(&count_sql, [], |r| r.get(0)).map_err(|e| sql_err(path, e))?;
         excluded = n.max(0) as u64;
-        where_clause = format!(" WHERE NOT ({cond})");
+        where_clause = format!(" WHERE {keep}");
     }
     // Last column: the key of the record's date (the dated table's key, also in child tables).
     let date_col = dating.map(|(key, _)| {
@@ -365,11 +357,7 @@ fn read_sqlite(
     let select: Vec<String> = columns.iter().map(|c| q(c)).collect();
     let sql = format!("SELECT {} FROM {}{where_clause} ORDER BY rowid", select.join(", "), q(&unit.source));
     let mut stmt = conn.prepare(&sql).map_err(|e| sql_err(path, e))?;
-    let mut rows = match &spec.exclude {
-        Some(ex) => stmt.query([&ex.value]),
-        None => stmt.query([]),
-    }
-    .map_err(|e| sql_err(path, e))?;
+    let mut rows = stmt.query([]).map_err(|e| sql_err(path, e))?;
     let n_text = unit.text_columns.len();
     while let Some(r) = rows.next().map_err(|e| sql_err(path, e))? {
         let get = |i: usize| r.get_ref(i).map(sql_value).map_err(|e| sql_err(path, e));

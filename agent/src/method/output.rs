@@ -1,4 +1,5 @@
-//! Output contracts per task group and answer extraction from a model's reply.
+//! Output contracts per task group (the shapes of [`crate::tools::answer_shape`]) and answer
+//! extraction from a model's reply.
 //!
 //! The task's own `instruction` states the format; the contract adds what the evaluator needs to
 //! parse it reliably (an integer only; one JSON object of a known shape; a short text) and the
@@ -6,37 +7,11 @@
 //! reply does not contain the expected shape, the raw text is kept and the record is flagged
 //! unparseable.
 
-use anser_manifest::{Domain, PublicTask, Split};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What shape the final answer of a task must have.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AnswerContract {
-    /// A count (legal descriptive, finance `statistic`).
-    Integer,
-    /// `{"option": ..., "value": {...}}` (legal predictive).
-    Relation,
-    /// `{"applied_rule": ..., "expected_value": ...}` (FinAuditing).
-    RuleValue,
-    /// Everything else: a number, an option letter or a short text, as the instruction says.
-    Text,
-}
+pub use crate::tools::answer_shape::AnswerContract;
 
 impl AnswerContract {
-    /// The contract of a task, from its group and type.
-    pub fn of(task: &PublicTask) -> AnswerContract {
-        let g = task.group;
-        match (g.domain, g.split, task.task_type.as_deref()) {
-            (Domain::Legal, Split::Descriptive, _) => AnswerContract::Integer,
-            (Domain::Finance, Split::Descriptive, Some("statistic")) => AnswerContract::Integer,
-            (Domain::Legal, Split::Predictive, _) => AnswerContract::Relation,
-            (Domain::Finance, Split::Prescriptive, Some("FinAuditing")) => AnswerContract::RuleValue,
-            _ => AnswerContract::Text,
-        }
-    }
-
     /// One sentence appended to the prompt so the reply parses (our words, not the release's).
     pub fn reply_rule(self) -> &'static str {
         match self {
@@ -71,17 +46,12 @@ pub fn extract_answer(contract: AnswerContract, reply: &str) -> Extracted {
             Some(n) => Extracted { answer: Value::String(n), parsed: true },
             None => Extracted { answer: Value::String(text), parsed: false },
         },
-        AnswerContract::Relation | AnswerContract::RuleValue => {
-            let required: &[&str] = if contract == AnswerContract::Relation {
-                &["option", "value"]
-            } else {
-                &["applied_rule", "expected_value"]
-            };
-            match find_json_object(&text) {
-                Some(obj) if required.iter().all(|k| obj.get(k).is_some()) => Extracted { answer: obj, parsed: true },
-                _ => Extracted { answer: Value::String(text), parsed: false },
+        AnswerContract::Relation | AnswerContract::RuleValue => match find_json_object(&text) {
+            Some(obj) if contract.object_keys().iter().all(|k| obj.get(k).is_some()) => {
+                Extracted { answer: obj, parsed: true }
             }
-        }
+            _ => Extracted { answer: Value::String(text), parsed: false },
+        },
         AnswerContract::Text => {
             let answer = strip_answer_label(&text).trim().to_string();
             let parsed = !answer.is_empty();

@@ -3,10 +3,11 @@
 //! the two agree (a count equal to the size of the counted population, `n` equal to the
 //! cohort's size).
 //!
-//! The form comes from the task's group, type and wording (never from its reference):
-//! integers for counting tasks, one option where the task lists options or says "return only
-//! one option"/"只返回一个选项", a number where it asks for a numeric result, the exact JSON of
-//! legal predictive and FinAuditing tasks, and text within the requested length otherwise
+//! The form comes from the task's group, type and wording (never from its reference): the
+//! structural shape from the one taxonomy ([`super::answer_shape`]) — integers for counting
+//! tasks, the exact JSON of legal predictive and FinAuditing tasks — and, for text, one option
+//! where the task lists options or says "return only one option"/"只返回一个选项", a number
+//! where it asks for a numeric result, and text within the requested length otherwise
 //! ("不超过150字" counts characters, "80-150 words" counts words).
 
 use std::sync::LazyLock;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value, json};
 use crate::{
     Error, Result,
     tools::{
+        answer_shape::AnswerContract,
         compute::stats::{option_labels, round6},
         sql::GuardedDb,
     },
@@ -92,22 +94,18 @@ fn one_option_asked(text: &str) -> bool {
 /// The answer form of a task.
 pub fn answer_spec(task: &PublicTask) -> AnswerSpec {
     let g = task.group;
-    let ty = task.type_key();
     let text = format!("{}\n{}", task.query, task.instruction);
-    if g.domain == Domain::Legal && g.split == Split::Descriptive {
-        return AnswerSpec::Integer;
-    }
-    if g.domain == Domain::Finance && g.split == Split::Descriptive && ty == "statistic" {
-        return AnswerSpec::Integer;
-    }
-    if g.domain == Domain::Legal && g.split == Split::Predictive {
-        return AnswerSpec::LegalRelation {
-            continuous: task.instruction.contains("median_x1"),
-            labels: option_labels(g.language).iter().map(|s| s.to_string()).collect(),
-        };
-    }
-    if ty == "FinAuditing" {
-        return AnswerSpec::FinAuditing;
+    // The structural shape comes from the one taxonomy; only text answers are refined here.
+    match AnswerContract::of(task) {
+        AnswerContract::Integer => return AnswerSpec::Integer,
+        AnswerContract::Relation => {
+            return AnswerSpec::LegalRelation {
+                continuous: task.instruction.contains("median_x1"),
+                labels: option_labels(g.language).iter().map(|s| s.to_string()).collect(),
+            };
+        }
+        AnswerContract::RuleValue => return AnswerSpec::FinAuditing,
+        AnswerContract::Text => {}
     }
     if g.domain == Domain::Finance && g.split != Split::Prescriptive {
         let undisclosed = task.instruction.contains("未披露");
@@ -267,7 +265,7 @@ pub fn validate_answer(task: &PublicTask, answer: &Value) -> Result<ValidatedAns
         }
         AnswerSpec::LegalRelation { continuous, labels } => {
             let m = json_object(answer)?;
-            exact_keys(&m, &["option", "value"], "the answer object")?;
+            exact_keys(&m, AnswerContract::Relation.object_keys(), "the answer object")?;
             let option = m.get("option").and_then(Value::as_str).unwrap_or_default();
             if !labels.iter().any(|l| l == option) {
                 return Err(Error::Answer(format!("`option` must be one of {}; got {option:?}", labels.join(", "))));
@@ -298,7 +296,7 @@ pub fn validate_answer(task: &PublicTask, answer: &Value) -> Result<ValidatedAns
         }
         AnswerSpec::FinAuditing => {
             let m = json_object(answer)?;
-            exact_keys(&m, &["applied_rule", "expected_value"], "the answer object")?;
+            exact_keys(&m, AnswerContract::RuleValue.object_keys(), "the answer object")?;
             let rule = m.get("applied_rule").and_then(Value::as_str).map(str::trim).unwrap_or_default();
             if !DQC_RULE.is_match(rule) {
                 return Err(Error::Answer(format!(

@@ -9,8 +9,10 @@
 //! - [`sql`]: read-only SQL on the task's route, ground-truth rows and post-cutoff rows hidden.
 //! - [`compute`]: dataframe operations (polars) and association statistics.
 //! - [`answer`]: final-answer and evidence validation with consistency flags.
+//! - [`answer_shape`]: the answer-shape taxonomy the prompts, the reply parsing and the checks share.
 
 pub mod answer;
+pub mod answer_shape;
 pub mod boundary;
 pub mod compute;
 pub mod sql;

@@ -3,7 +3,10 @@
 //! route's identifier kind, and the count/`n` consistency flags hold where the release says
 //! they must.
 
-use anser_agent::tools::answer::{AnswerSpec, answer_spec, check_final, shape_evidence, validate_answer};
+use anser_agent::{
+    method::output::{AnswerContract, extract_answer},
+    tools::answer::{AnswerSpec, answer_spec, check_final, shape_evidence, validate_answer},
+};
 use anser_manifest::{Domain, Language, PublicTask, Route, Split, TaskGroup};
 use serde_json::{Value, json};
 
@@ -54,6 +57,37 @@ fn task(group: &str, ty: Option<&str>, query: &str, instruction: &str, route: Ro
         route,
         source_file: String::new(),
     }
+}
+
+/// The prompt's contract, the reply parser and the answer check read one taxonomy: for every
+/// group and any type — one a group does not hold included — the structural form the check
+/// asks for is the contract's, and an answer the parser accepts for a structured contract has
+/// exactly the keys the check requires.
+#[test]
+fn prompt_contract_and_answer_check_share_one_shape() {
+    let types = [None, Some("statistic"), Some("FinAuditing"), Some("numeric_fact"), Some("ranking")];
+    for group in TaskGroup::all() {
+        for ty in types {
+            let t = task(&group.to_string(), ty, "q", "i", Route::FinanceZhReports);
+            let contract = AnswerContract::of(&t);
+            let spec = answer_spec(&t);
+            let spec_shape = match spec {
+                AnswerSpec::Integer => AnswerContract::Integer,
+                AnswerSpec::LegalRelation { .. } => AnswerContract::Relation,
+                AnswerSpec::FinAuditing => AnswerContract::RuleValue,
+                AnswerSpec::Choice { .. } | AnswerSpec::Number { .. } | AnswerSpec::Text { .. } => AnswerContract::Text,
+            };
+            assert_eq!(
+                contract, spec_shape,
+                "{group} {ty:?}: the prompt asks for {contract:?}, the check for {spec:?}"
+            );
+        }
+    }
+    let reply = r#"{"applied_rule": "DQC_US_0015", "expected_value": 12}"#;
+    let t = task("finance_en_prescriptive", Some("FinAuditing"), "q", "i", Route::FinanceEnAudit);
+    let parsed = extract_answer(AnswerContract::of(&t), reply);
+    assert!(parsed.parsed);
+    assert!(validate_answer(&t, &parsed.answer).is_ok(), "what the parser accepts, the check accepts");
 }
 
 #[test]

@@ -58,6 +58,11 @@ fn re(pattern: &'static str) -> regex::Regex {
     compiled.entry(pattern).or_insert_with(|| regex::Regex::new(pattern).expect("static regex")).clone()
 }
 
+/// Record that a plan did not map the query (the caller falls back).
+fn unmapped(trace: &mut TaskTrace, stage: Stage, started: Instant) {
+    trace.record("plan", stage, started, 0, json!({"mapped": false}), None);
+}
+
 /// The planner's SQL limits: whole populations and dictionaries are read, so more rows and
 /// time than an LLM's tool call gets; text cells keep the tool's default length (enough for
 /// the decision texts the Chinese matcher contrasts).
@@ -128,7 +133,7 @@ impl Offline {
         let started = Instant::now();
         let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
         let Some(plan) = legal_predictive::solve(&db, task)? else {
-            trace.record("plan", Stage::Compute, started, 0, json!({"mapped": false}), None);
+            unmapped(trace, Stage::Compute, started);
             return Ok(None);
         };
         trace.record(
@@ -147,7 +152,7 @@ impl Offline {
         let started = Instant::now();
         let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
         let Some(plan) = audit::solve(&db, &task.query)? else {
-            trace.record("plan", Stage::Sql, started, 0, json!({"mapped": false}), None);
+            unmapped(trace, Stage::Sql, started);
             return Ok(None);
         };
         trace.record("tool_call", Stage::Sql, started, 0, json!({"plan": plan.plan}), None);
@@ -160,7 +165,7 @@ impl Offline {
         let started = Instant::now();
         let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL_TEXT)?;
         let Some(plan) = finance::solve(&db, task)? else {
-            trace.record("plan", Stage::Sql, started, 0, json!({"mapped": false}), None);
+            unmapped(trace, Stage::Sql, started);
             return Ok(None);
         };
         trace.record(

@@ -1,5 +1,6 @@
-//! Row filters as TEMP views: the finance ground-truth rows (the manifest's `exclude`) and the
-//! records after a task's cutoff disappear from every table a query can name.
+//! Row filters as TEMP views: the finance ground-truth rows (the manifest's `exclude`, whose rule
+//! — the condition, the reason, the tables that follow — `anser_manifest` owns and the indexer
+//! shares) and the records after a task's cutoff disappear from every table a query can name.
 //!
 //! For each filtered table `T` two TEMP views are created before any user SQL runs:
 //!
@@ -17,12 +18,12 @@
 //! parent — orphans whose parent is unknown are hidden too.
 
 use std::{
-    collections::{BTreeMap, BTreeSet},
+    collections::BTreeMap,
     hash::{BuildHasher, Hasher},
     time::{SystemTime, UNIX_EPOCH},
 };
 
-use anser_manifest::RouteSpec;
+use anser_manifest::{RouteSpec, follows_visible_parent};
 use serde::Serialize;
 
 use crate::tools::boundary::{Boundary, dated_table};
@@ -52,10 +53,6 @@ pub(crate) fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
-fn quote_literal(value: &str) -> String {
-    format!("'{}'", value.replace('\'', "''"))
-}
-
 /// A random hex string from the standard library's per-process random hasher keys.
 fn nonce() -> String {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
@@ -65,38 +62,12 @@ fn nonce() -> String {
     format!("{:016x}", h.finish())
 }
 
-/// Tables of the route that hold `key` and join the parent `table` on it.
-fn children(spec: &RouteSpec, table: &str, key: &str) -> Vec<(String, String)> {
-    let mut out = BTreeSet::new();
-    for join in &spec.joins {
-        let sides: Vec<_> = join.split('=').map(str::trim).collect();
-        if let [l, r] = sides.as_slice() {
-            let parent_side = format!("{table}.{key}");
-            for (a, b) in [(l, r), (r, l)] {
-                if let (true, Some((t, c))) = (*a == parent_side, b.split_once('.')) {
-                    out.insert((t.to_string(), c.to_string()));
-                }
-            }
-        }
-    }
-    // Defensive: any other table carrying a column of the key's name follows the parent too.
-    for t in &spec.schema.tables {
-        if t.name != table && t.columns.iter().any(|c| c.name == key) {
-            out.insert((t.name.clone(), key.to_string()));
-        }
-    }
-    out.into_iter().collect()
-}
-
 impl ViewPlan {
     /// The filters a route needs: its ground-truth exclusion and the task's boundary.
     pub fn new(spec: &RouteSpec, boundary: Option<&Boundary>) -> ViewPlan {
         let mut parents: BTreeMap<(String, String), Vec<(String, String)>> = BTreeMap::new();
         if let Some(ex) = &spec.exclude {
-            parents.entry((ex.table.clone(), ex.key.clone())).or_default().push((
-                format!("{} IS NOT {}", quote_ident(&ex.column), quote_literal(&ex.value)),
-                format!("{} = {} rows are the scorer's ground truth", ex.column, quote_literal(&ex.value)),
-            ));
+            parents.entry((ex.table.clone(), ex.key.clone())).or_default().push((ex.keep_when(), ex.reason()));
         }
         if let (Some(b), Some(dated)) = (boundary, dated_table(spec.route)) {
             parents.entry((dated.table.clone(), dated.key.clone())).or_default().push((
@@ -109,7 +80,7 @@ impl ViewPlan {
         let mut preds: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut order: Vec<String> = Vec::new();
         for ((table, key), conds) in &parents {
-            let kids = children(spec, table, key);
+            let kids = spec.followers(table, key);
             for (cond, reason) in conds {
                 rules.push(HiddenRule {
                     table: table.clone(),
@@ -124,11 +95,7 @@ impl ViewPlan {
             }
             for (kid, col) in kids {
                 let parent_view = quote_ident(&format!("anser_{nonce}_{table}"));
-                preds.entry(kid.clone()).or_default().push(format!(
-                    "{} IN (SELECT {} FROM {parent_view})",
-                    quote_ident(&col),
-                    quote_ident(key)
-                ));
+                preds.entry(kid.clone()).or_default().push(follows_visible_parent(&col, key, &parent_view));
                 if !order.contains(&kid) {
                     order.push(kid);
                 }

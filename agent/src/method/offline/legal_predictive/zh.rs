@@ -1,0 +1,426 @@
+//! Chinese legal plans: the cause of action, and feature keys of `case_features` matched by
+//! weighted character bigrams of their stems and by the decision texts that separate a key's 是
+//! and 否 cases — for the predictive cohort (X and Y) and the descriptive planner's counting
+//! conditions.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anser_manifest::PublicTask;
+use serde_json::json;
+
+use super::{
+    Cmp, Conditions, RelationPlan, THRESHOLD_WINDOW_CHARS, Test, associate, threshold_after, wants_continuous,
+};
+use crate::{
+    Result,
+    method::offline::{column_strings, lit},
+    tools::sql::GuardedDb,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    YesNo,
+    Numeric,
+    Enum,
+}
+
+#[derive(Debug)]
+struct ZhKey {
+    key: String,
+    kind: Kind,
+    values: Vec<String>,
+}
+
+/// The key without `是否`, a leading `被告` and its unit in parentheses.
+fn stem(key: &str) -> String {
+    let mut s = key.replacen("是否", "", 1);
+    if let Some(at) = s.find(['（', '(']) {
+        s.truncate(at);
+    }
+    s.trim_start_matches("被告").to_string()
+}
+
+fn bigrams(s: &str) -> BTreeSet<String> {
+    let chars: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+    chars.windows(2).map(|w| w.iter().collect()).collect()
+}
+
+/// One key's match against the (masked) query: weighted score and matched byte spans.
+#[derive(Debug, Clone)]
+struct ZhMatch {
+    idx: usize,
+    score: f64,
+    spans: Vec<(usize, usize)>,
+    enum_value: Option<String>,
+    /// The texts say the query describes the 否 side of a yes/no key ("未适用缓刑").
+    negative: bool,
+}
+
+/// What the decisions say about yes/no keys: for each key, the texts of the cases where it is
+/// 是 and where it is 否. A query phrase that paraphrases a key ("案发后主动投案" for 是否自首)
+/// shares no characters with the key but does with the texts of its 是 cases.
+struct Contrast {
+    /// key → (texts with 是, texts with 否)
+    texts: BTreeMap<String, (Vec<String>, Vec<String>)>,
+}
+
+/// A bigram's share difference below this is noise (≈150 texts per cause in the sample).
+const MIN_LIFT: f64 = 0.2;
+
+impl Contrast {
+    /// Σ over the query's bigrams of the share difference P(bigram in text | 是) −
+    /// P(bigram in text | 否) where it is at least [`MIN_LIFT`], for each direction (是, 否),
+    /// with the spans of the bigrams that separate the groups by at least half.
+    fn score(&self, key: &str, query: &str) -> (f64, f64, Vec<(usize, usize)>) {
+        let Some((yes, no)) = self.texts.get(key) else { return (0.0, 0.0, Vec::new()) };
+        if yes.is_empty() || no.is_empty() {
+            return (0.0, 0.0, Vec::new());
+        }
+        let share = |docs: &[String], b: &str| docs.iter().filter(|d| d.contains(b)).count() as f64 / docs.len() as f64;
+        let (mut for_yes, mut for_no) = (0.0, 0.0);
+        let mut spans = Vec::new();
+        for b in bigrams(query) {
+            if b.contains(' ') {
+                continue;
+            }
+            let lift = share(yes, &b) - share(no, &b);
+            if lift >= MIN_LIFT {
+                for_yes += lift;
+            } else if lift <= -MIN_LIFT {
+                for_no -= lift;
+            }
+            if lift.abs() >= 0.5 {
+                spans.extend(query.match_indices(b.as_str()).map(|(at, s)| (at, at + s.len())));
+            }
+        }
+        (for_yes, for_no, spans)
+    }
+}
+
+impl Contrast {
+    /// Where in the key's 是 decisions the query words matched for the key first appear, as a
+    /// share of the text length (0 = start, 1 = end), averaged over the texts that contain them.
+    fn lateness(&self, key: &str, query: &str, spans: &[(usize, usize)]) -> f64 {
+        let Some((yes, _)) = self.texts.get(key) else { return 0.0 };
+        let words: BTreeSet<&str> =
+            spans.iter().filter_map(|(s, e)| query.get(*s..*e)).filter(|w| !w.trim().is_empty()).collect();
+        let positions: Vec<f64> = yes
+            .iter()
+            .filter_map(|t| {
+                let at = words.iter().filter_map(|w| t.find(w)).min()?;
+                Some(at as f64 / t.len().max(1) as f64)
+            })
+            .collect();
+        if positions.is_empty() { 0.0 } else { positions.iter().sum::<f64>() / positions.len() as f64 }
+    }
+}
+
+fn zh_match(query: &str, keys: &[ZhKey], df: &BTreeMap<String, usize>, contrast: &Contrast, idx: usize) -> ZhMatch {
+    let k = &keys[idx];
+    let mut score = 0.0;
+    let mut spans = Vec::new();
+    for b in bigrams(&stem(&k.key)) {
+        let hits: Vec<_> = query.match_indices(b.as_str()).collect();
+        if !hits.is_empty() {
+            score += 1.0 / *df.get(&b).unwrap_or(&1) as f64;
+            spans.extend(hits.iter().map(|(at, s)| (*at, at + s.len())));
+        }
+    }
+    let mut enum_value = None;
+    let mut negative = false;
+    match k.kind {
+        Kind::Enum => {
+            if let Some(v) =
+                k.values.iter().filter(|v| v.chars().count() >= 2 && query.contains(v.as_str())).max_by_key(|v| v.len())
+            {
+                let at = query.find(v.as_str()).unwrap_or(0);
+                spans.push((at, at + v.len()));
+                score += 2.0;
+                enum_value = Some(v.clone());
+            }
+        }
+        Kind::YesNo => {
+            let (yes, no, s) = contrast.score(&k.key, query);
+            score += yes.max(no);
+            negative = no > yes;
+            spans.extend(s);
+        }
+        Kind::Numeric => {}
+    }
+    ZhMatch { idx, score, spans, enum_value, negative }
+}
+
+/// Replace the chars inside `spans` with spaces, one per byte, so offsets stay comparable.
+fn mask(query: &str, spans: &[(usize, usize)]) -> String {
+    let mut out = String::with_capacity(query.len());
+    for (i, c) in query.char_indices() {
+        if spans.iter().any(|(s, e)| i >= *s && i < *e) {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Keys passing `ok`, best first, that match the query at all.
+fn ranked(
+    query: &str,
+    keys: &[ZhKey],
+    df: &BTreeMap<String, usize>,
+    contrast: &Contrast,
+    ok: impl Fn(&ZhKey) -> bool,
+) -> Vec<ZhMatch> {
+    let mut out: Vec<ZhMatch> = (0..keys.len())
+        .filter(|&i| ok(&keys[i]))
+        .map(|i| zh_match(query, keys, df, contrast, i))
+        .filter(|m| m.score >= 0.75)
+        .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.idx.cmp(&b.idx)));
+    out
+}
+
+fn start(m: &ZhMatch) -> usize {
+    m.spans.iter().map(|s| s.0).min().unwrap_or(0)
+}
+
+/// The comparison and number right after one of the key's matched spans.
+fn threshold_of(query: &str, m: &ZhMatch) -> Option<(Cmp, f64)> {
+    let mut ends: Vec<usize> = m.spans.iter().map(|s| s.1).collect();
+    ends.sort_unstable();
+    ends.into_iter().find_map(|e| threshold_after(query, e, THRESHOLD_WINDOW_CHARS))
+}
+
+/// A numeric key followed by a comparison and a number is a predictor, not an outcome.
+fn has_threshold(query: &str, m: &ZhMatch) -> bool {
+    threshold_of(query, m).is_some()
+}
+
+/// X candidates tried at most (a candidate with one level in the cohort is skipped).
+const MAX_X_CANDIDATES: usize = 4;
+
+/// The cause a query names and the dictionary of its feature keys.
+struct ZhIndex {
+    cause: String,
+    keys: Vec<ZhKey>,
+    df: BTreeMap<String, usize>,
+    contrast: Contrast,
+}
+
+impl ZhIndex {
+    /// `None` when the query names no cause of action of the corpus.
+    fn load(db: &GuardedDb, query: &str) -> Result<Option<ZhIndex>> {
+        let anyou = column_strings(db, "SELECT DISTINCT anyou FROM cases WHERE anyou IS NOT NULL")?;
+        let Some(cause) = anyou
+            .iter()
+            .filter_map(|r| r.first())
+            .filter(|a| query.contains(a.as_str()))
+            .max_by_key(|a| a.chars().count())
+            .cloned()
+        else {
+            return Ok(None);
+        };
+        let rows = column_strings(
+            db,
+            &format!(
+                "SELECT f.anhao, f.feature_key, f.feature_value FROM case_features f JOIN cases c ON c.anhao = f.anhao \
+                 WHERE c.anyou = {} AND f.feature_value IS NOT NULL",
+                lit(&cause)
+            ),
+        )?;
+        let texts: BTreeMap<String, String> =
+            column_strings(db, &format!("SELECT anhao, wenshu_content FROM cases WHERE anyou = {}", lit(&cause)))?
+                .into_iter()
+                .filter_map(|r| match r.as_slice() {
+                    [id, text] => Some((id.clone(), text.clone())),
+                    _ => None,
+                })
+                .collect();
+        let mut by_key: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut contrast = Contrast { texts: BTreeMap::new() };
+        for r in &rows {
+            let [id, k, v] = r.as_slice() else { continue };
+            by_key.entry(k.clone()).or_default().insert(v.clone());
+            if let Some(text) = texts.get(id) {
+                let entry = contrast.texts.entry(k.clone()).or_default();
+                match v.as_str() {
+                    "是" => entry.0.push(text.clone()),
+                    "否" => entry.1.push(text.clone()),
+                    _ => {}
+                }
+            }
+        }
+        let keys: Vec<ZhKey> = by_key
+            .into_iter()
+            .map(|(key, values)| {
+                let values: Vec<String> = values.into_iter().collect();
+                let kind = if values.iter().all(|v| v == "是" || v == "否") {
+                    Kind::YesNo
+                } else if values.iter().all(|v| v.trim().parse::<f64>().is_ok()) {
+                    Kind::Numeric
+                } else {
+                    Kind::Enum
+                };
+                ZhKey { key, kind, values }
+            })
+            .collect();
+        let mut df: BTreeMap<String, usize> = BTreeMap::new();
+        for k in &keys {
+            for b in bigrams(&stem(&k.key)) {
+                *df.entry(b).or_default() += 1;
+            }
+        }
+        Ok(Some(ZhIndex { cause, keys, df, contrast }))
+    }
+}
+
+/// Score a key needs to become a counting condition (two distinctive bigrams, or one
+/// paraphrase whose words separate the key's 是 and 否 texts).
+const MIN_CONDITION_SCORE: f64 = 1.5;
+/// Conditions read from one counting query at most.
+const MAX_CONDITIONS: usize = 5;
+
+/// Chinese counting conditions on feature keys, for the descriptive planner: repeatedly the
+/// best-matching key of the still-unexplained query words. Yes/no keys take the side the texts
+/// support (是, or 否 for "未适用缓刑"); enum keys need a named value; numeric keys a comparison.
+/// Returns SQL clauses over `cases c` (the cause first), or `None` without a cause.
+pub(in crate::method::offline) fn zh_count_conditions(db: &GuardedDb, query: &str) -> Result<Option<Conditions>> {
+    let Some(ZhIndex { cause, keys, df, contrast }) = ZhIndex::load(db, query)? else { return Ok(None) };
+    let mut rest = query.replace(cause.as_str(), &" ".repeat(cause.len()));
+    let mut used = BTreeSet::new();
+    let mut clauses = vec![format!("c.anyou = {}", lit(&cause))];
+    let mut described = vec![format!("anyou = {cause}")];
+    for _ in 0..MAX_CONDITIONS * 2 {
+        if clauses.len() > MAX_CONDITIONS {
+            break;
+        }
+        let Some(m) = ranked(&rest, &keys, &df, &contrast, |k| !used.contains(&k.key)).into_iter().next() else {
+            break;
+        };
+        if m.score < MIN_CONDITION_SCORE {
+            break;
+        }
+        let k = &keys[m.idx];
+        used.insert(k.key.clone());
+        let exists = |cond: String| {
+            format!(
+                "EXISTS (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND {cond})",
+                lit(&k.key)
+            )
+        };
+        let clause = match k.kind {
+            Kind::YesNo => {
+                let want = if m.negative { "否" } else { "是" };
+                described.push(format!("{} = {want}", k.key));
+                Some(exists(format!("f.feature_value = {}", lit(want))))
+            }
+            Kind::Enum => m.enum_value.as_ref().map(|v| {
+                described.push(format!("{} = {v}", k.key));
+                exists(format!("f.feature_value = {}", lit(v)))
+            }),
+            Kind::Numeric => threshold_of(&rest, &m).map(|(cmp, t)| {
+                let op = cmp.sql();
+                described.push(format!("{} {op} {t}", k.key));
+                exists(format!("CAST(f.feature_value AS REAL) {op} {t}"))
+            }),
+        };
+        clauses.extend(clause);
+        rest = mask(&rest, &m.spans);
+    }
+    Ok(Some(Conditions { clauses, described }))
+}
+
+pub(super) fn solve_zh(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
+    let query = task.query.as_str();
+    let Some(ZhIndex { cause, keys, df, contrast }) = ZhIndex::load(db, query)? else { return Ok(None) };
+    let masked = query.replace(cause.as_str(), &" ".repeat(cause.len()));
+    let continuous = wants_continuous(task);
+    let y = if continuous {
+        let numeric = ranked(&masked, &keys, &df, &contrast, |k| k.kind == Kind::Numeric);
+        match numeric.iter().find(|m| !has_threshold(&masked, m)) {
+            Some(y) => y.clone(),
+            None => return Ok(None),
+        }
+    } else {
+        let Some(first) = ranked(&masked, &keys, &df, &contrast, |_| true).into_iter().next() else {
+            return Ok(None);
+        };
+        let rest = mask(&masked, &first.spans);
+        let second = ranked(&rest, &keys, &df, &contrast, |k| k.key != keys[first.idx].key).into_iter().next();
+        let yes_no = |m: &ZhMatch| keys[m.idx].kind == Kind::YesNo;
+        // The outcome is a yes/no key; of two, the one the query marks as the thing decided
+        // ("与是否适用缓刑之间"), else the one the decisions state later — judgments give the facts
+        // first and the ruling last, so an outcome's words sit at the end of the texts.
+        match second {
+            Some(second) if yes_no(&first) && yes_no(&second) => {
+                let asked = |m: &ZhMatch| masked[..start(m)].trim_end().ends_with("是否");
+                let late = |m: &ZhMatch| contrast.lateness(&keys[m.idx].key, &masked, &m.spans);
+                if asked(&first) != asked(&second) {
+                    if asked(&first) { first } else { second }
+                } else if late(&first) >= late(&second) {
+                    first
+                } else {
+                    second
+                }
+            }
+            Some(second) if yes_no(&second) && !yes_no(&first) => second,
+            _ if yes_no(&first) => first,
+            _ => return Ok(None),
+        }
+    };
+    let yk = &keys[y.idx];
+    let rest = mask(&masked, &y.spans);
+    let mut last_err = None;
+    for x in ranked(&rest, &keys, &df, &contrast, |k| k.key != yk.key).into_iter().take(MAX_X_CANDIDATES) {
+        let xk = &keys[x.idx];
+        let test = match xk.kind {
+            Kind::YesNo => Test::Truthy,
+            Kind::Enum => match &x.enum_value {
+                Some(v) => Test::Equals(v.clone()),
+                None => continue,
+            },
+            Kind::Numeric => match threshold_of(&rest, &x) {
+                Some((cmp, t)) => Test::Compare(cmp, t),
+                None => continue,
+            },
+        };
+        let sql = format!(
+            "SELECT c.anhao, x.feature_value, y.feature_value FROM cases c \
+             JOIN case_features x ON x.anhao = c.anhao AND x.feature_key = {} \
+             JOIN case_features y ON y.anhao = c.anhao AND y.feature_key = {} \
+             WHERE c.anyou = {} ORDER BY c.anhao",
+            lit(&xk.key),
+            lit(&yk.key),
+            lit(&cause)
+        );
+        let plan = json!({"cause": cause, "x": xk.key, "x_test": format!("{test:?}"), "y": yk.key,
+            "shape": if continuous { "continuous" } else { "binary" }});
+        match associate(db, task, sql, &test, None, plan) {
+            Ok(Some(p)) => return Ok(Some(p)),
+            Ok(None) => {}
+            // One X level only in the cohort (e.g. the phrase restates the outcome's scope).
+            Err(e @ crate::Error::Statistics(_)) => last_err = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    match last_err {
+        Some(e) => Err(e),
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_and_masks() {
+        for (key, want) in
+            [("是否超速超载", "超速超载"), ("刑期（月）", "刑期"), ("被告是否包括保险公司", "包括保险公司")]
+        {
+            assert_eq!(stem(key), want);
+        }
+        let q = "交通肇事罪案件";
+        assert_eq!(mask(q, &[(0, 6)]), "      肇事罪案件");
+    }
+}
