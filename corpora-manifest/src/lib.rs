@@ -13,6 +13,7 @@
 pub mod boundary;
 mod check;
 mod error;
+mod evidence;
 mod group;
 mod manifest;
 mod route;
@@ -25,6 +26,7 @@ pub use check::{
     check_corpus, check_corpus_with, open_sqlite_readonly,
 };
 pub use error::{Error, Result};
+pub use evidence::{EvidenceFrom, EvidenceIdentity, EvidenceLookup, EvidenceRecords, EvidenceSource, LawItemColumns};
 pub use group::{Domain, Language, Split, TaskGroup};
 pub use manifest::{
     ColumnSpec, CorpusFormat, DatedField, DatedTable, Dating, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion,
