@@ -16,6 +16,7 @@ pub mod boundary;
 mod check;
 mod error;
 mod exclusion;
+mod evidence;
 mod group;
 mod manifest;
 mod route;
@@ -29,6 +30,7 @@ pub use check::{
 };
 pub use error::{Error, Result};
 pub use exclusion::follows_visible_parent;
+pub use evidence::{EvidenceFrom, EvidenceIdentity, EvidenceLookup, EvidenceRecords, EvidenceSource, LawItemColumns};
 pub use group::{Domain, Language, Split, TaskGroup};
 pub use manifest::{
     ColumnSpec, CorpusFormat, DatedField, DatedTable, Dating, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion,

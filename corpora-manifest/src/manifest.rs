@@ -10,7 +10,10 @@ use std::{
 
 use serde::Deserialize;
 
-use crate::{Error, Result, Route, TaskGroup};
+use crate::{
+    Error, Result, Route, TaskGroup,
+    evidence::{EvidenceFrom, EvidenceIdentity, EvidenceRecords, validate_kind},
+};
 
 const MANIFEST_TOML: &str = include_str!("../manifest.toml");
 const SCHEMA_TOML: &str = include_str!("../schema.toml");
@@ -125,6 +128,12 @@ pub struct EvidenceKind {
     pub key: Option<String>,
     #[serde(default)]
     pub type_label: Option<String>,
+    /// Where the kind's identifiers are stored (SQLite routes; the answer tool's existence check).
+    #[serde(default)]
+    pub records: Option<EvidenceRecords>,
+    /// How retrieval units reach the identifier, per unit source.
+    #[serde(default)]
+    pub from: Vec<EvidenceFrom>,
 }
 
 /// Set metrics over the whole population, or ranked-list metrics.
@@ -160,6 +169,7 @@ struct GroupToml {
 struct ManifestToml {
     manifest_version: u32,
     routes: BTreeMap<String, RouteSpec>,
+    evidence_identity: EvidenceIdentity,
     evidence: BTreeMap<String, EvidenceKind>,
     groups: Vec<GroupToml>,
 }
@@ -227,7 +237,8 @@ pub struct GroupSpec {
 pub struct Manifest {
     pub version: u32,
     routes: BTreeMap<Route, RouteSpec>,
-    evidence: BTreeMap<String, EvidenceKind>,
+    pub(crate) identity: EvidenceIdentity,
+    pub(crate) evidence: BTreeMap<String, EvidenceKind>,
     groups: BTreeMap<TaskGroup, GroupSpec>,
 }
 
@@ -281,6 +292,7 @@ impl Manifest {
                 return Err(bad(format!("evidence {name}: object shape needs key and type_label")));
             }
             kind.name.clone_from(&name);
+            validate_kind(&kind, &routes.values().collect::<Vec<_>>()).map_err(bad)?;
             evidence.insert(name, kind);
         }
 
@@ -320,7 +332,10 @@ impl Manifest {
                 return Err(bad(format!("group {group} is missing")));
             }
         }
-        Ok(Manifest { version: raw.manifest_version, routes, evidence, groups })
+        if raw.evidence_identity.keys.is_empty() {
+            return Err(bad("evidence_identity: `keys` is empty".into()));
+        }
+        Ok(Manifest { version: raw.manifest_version, routes, identity: raw.evidence_identity, evidence, groups })
     }
 
     /// The route's specification.

@@ -7,16 +7,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use anser_manifest::{Domain, Language, Split, TaskGroup};
+use anser_manifest::{Domain, Language, Manifest, Split, TaskGroup};
 
 use crate::{
     Error, Result,
     pyjson::{Dict, DumpStyle, Py, dumps, loads, py_str, write_json_str},
     pytext::{digit_value, nfkc, split_ws},
 };
-
-/// The keys whose value names a record, in the order they are tried.
-const EVIDENCE_KEYS: &[&str] = &["id", "accession", "cik", "FACT_id", "docid", "case_id", "cluster_id"];
 
 /// The regulatory-rule file below a corpus root.
 pub const RULES_FILE: &str = "finance/zh/regulatory_rules.jsonl";
@@ -186,8 +183,10 @@ impl Canonicalizer<'_> {
     }
 }
 
+/// The value of the first identity key a dict has, in the official order (the manifest's
+/// `[evidence_identity] keys`).
 fn first_evidence_key(d: &Dict) -> Option<&Py> {
-    EVIDENCE_KEYS.iter().find_map(|k| d.get(k))
+    Manifest::get().evidence_keys().iter().find_map(|k| d.get(k))
 }
 
 /// `(\d{6})_\d{4}-\d{2}-\d{2}_[A-Za-z0-9_-]+` → the six digits.

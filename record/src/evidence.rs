@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use anser_manifest::{EvidenceKind, EvidenceMetric, EvidenceShape, Manifest, PublicTask};
 use regex::Regex;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::Result;
 
@@ -53,17 +53,13 @@ static DIGITS: LazyLock<Regex> = LazyLock::new(|| re(r"^\d+$"));
 static PARAGRAPH: LazyLock<Regex> = LazyLock::new(|| re(r"^12CFR217-\S+$"));
 static FACT: LazyLock<Regex> = LazyLock::new(|| re(r"^FACT-[0-9A-Za-z]+$"));
 
-/// The identifier inside an item: a scalar, or the first id-like key of an object.
-pub fn raw_id(item: &Value) -> Option<String> {
+/// The identifier of `kind` inside an item: a scalar, or the value of the first of the kind's
+/// identity keys an object has ([`EvidenceKind::id_keys`], manifest data).
+pub fn raw_id(kind: &EvidenceKind, item: &Value) -> Option<String> {
     match item {
         Value::String(s) => Some(s.trim().to_string()),
         Value::Number(n) => Some(n.to_string()),
-        Value::Object(m) => {
-            ["id", "stock_code", "accession", "cik", "FACT_id", "fact_id", "docid", "anhao", "cluster_id"]
-                .iter()
-                .find_map(|k| m.get(*k))
-                .and_then(raw_id)
-        }
+        Value::Object(m) => kind.id_keys().into_iter().find_map(|k| m.get(k)).and_then(|v| raw_id(kind, v)),
         _ => None,
     }
 }
@@ -83,14 +79,8 @@ fn shape(kind: &EvidenceKind, item: &Value) -> std::result::Result<(String, Valu
             _ => Err("expected non-empty `law` (or `law_name`) and `item`".into()),
         };
     }
-    let id = raw_id(item).ok_or("no identifier in the item")?;
-    let object = |key: &str, v: Value| -> Value {
-        let mut m = Map::new();
-        m.insert(key.to_string(), v);
-        m.insert("type".into(), Value::String(kind.type_label.clone().unwrap_or_default()));
-        Value::Object(m)
-    };
-    let key = kind.key.clone().unwrap_or_default();
+    let id = raw_id(kind, item).ok_or_else(|| format!("no identifier in the item (keys {:?})", kind.id_keys()))?;
+    let object = |v: Value| kind.item(&v);
     match kind.name.as_str() {
         "anhao" if ANHAO.is_match(&id) => Ok((id.clone(), Value::String(id))),
         "cluster_id" => match CLUSTER.captures(&id).and_then(|c| c.get(1)).and_then(|d| d.as_str().parse::<u64>().ok())
@@ -102,11 +92,11 @@ fn shape(kind: &EvidenceKind, item: &Value) -> std::result::Result<(String, Valu
             None => Err("expected cluster_<digits>".into()),
         },
         "law_article" | "article" => match id.parse::<i64>() {
-            Ok(n) => Ok((n.to_string(), object(&key, json!(n)))),
+            Ok(n) => Ok((n.to_string(), object(json!(n)))),
             Err(_) => Err("expected an integer id".into()),
         },
-        "precedent_case" | "company_cik" if DIGITS.is_match(&id) => Ok((id.clone(), object(&key, json!(id)))),
-        "financial_report_zh" if REPORT_ZH.is_match(&id) => Ok((id.clone(), object(&key, json!(id)))),
+        "precedent_case" | "company_cik" if DIGITS.is_match(&id) => Ok((id.clone(), object(json!(id)))),
+        "financial_report_zh" if REPORT_ZH.is_match(&id) => Ok((id.clone(), object(json!(id)))),
         "company_stock_code" => {
             let code = REPORT_ZH
                 .captures(&id)
@@ -114,11 +104,11 @@ fn shape(kind: &EvidenceKind, item: &Value) -> std::result::Result<(String, Valu
                 .map(|m| m.as_str().to_string())
                 .or_else(|| STOCK.is_match(&id).then(|| id.clone()))
                 .ok_or("expected a six-digit stock code or a report id <code>_<period>_<kind>")?;
-            Ok((code.clone(), object(&key, json!(code))))
+            Ok((code.clone(), object(json!(code))))
         }
-        "financial_report_en" if ACCESSION.is_match(&id) => Ok((id.clone(), object(&key, json!(id)))),
-        "regulatory_paragraph" if PARAGRAPH.is_match(&id) => Ok((id.clone(), object(&key, json!(id)))),
-        "filing_fact" if FACT.is_match(&id) => Ok((id.clone(), object(&key, json!(id)))),
+        "financial_report_en" if ACCESSION.is_match(&id) => Ok((id.clone(), object(json!(id)))),
+        "regulatory_paragraph" if PARAGRAPH.is_match(&id) => Ok((id.clone(), object(json!(id)))),
+        "filing_fact" if FACT.is_match(&id) => Ok((id.clone(), object(json!(id)))),
         other => Err(format!("{id:?} is not a {other} identifier ({})", kind.description)),
     }
 }

@@ -38,10 +38,8 @@ pub fn id_text(v: &Value) -> Option<String> {
             if let (Some(law), Some(item)) = (law, m.get("item").and_then(Value::as_str)) {
                 return Some(format!("{law}\u{1f}{item}"));
             }
-            ["id", "accession", "cik", "stock_code", "FACT_id", "docid", "anhao", "cluster_id"]
-                .iter()
-                .find_map(|k| m.get(*k))
-                .and_then(id_text)
+            // Any kind's identity keys (manifest data), the official reading order first.
+            Manifest::get().all_id_keys().into_iter().find_map(|k| m.get(k)).and_then(id_text)
         }
         _ => None,
     }

@@ -12,7 +12,7 @@
 
 use std::sync::LazyLock;
 
-use anser_manifest::{Domain, EvidenceMetric, Language, PublicTask, Split};
+use anser_manifest::{Domain, EvidenceMetric, EvidenceRecords, Language, Manifest, PublicTask, Split};
 pub use anser_record::evidence::{EvidenceCheck, shape_evidence};
 use anser_record::evidence::{item_text as as_text, raw_id};
 use regex::Regex;
@@ -349,27 +349,16 @@ pub struct FinalCheck {
     pub consistency: Consistency,
 }
 
-/// (table, column) holding a kind's ids, for the existence check.
-fn id_column(kind: &str) -> Option<(&'static str, &'static str)> {
-    Some(match kind {
-        "anhao" => ("cases", "anhao"),
-        "precedent_case" => ("documents", "docid"),
-        "financial_report_zh" => ("reports", "report_id"),
-        "company_stock_code" => ("companies", "stock_code"),
-        "financial_report_en" => ("filings", "accession"),
-        "company_cik" => ("companies", "cik"),
-        "regulatory_paragraph" => ("regulation_paragraphs", "paragraph_id"),
-        "filing_fact" => ("filing_facts", "fact_id"),
-        _ => return None,
-    })
-}
-
 /// Mark ids that are not among the route's visible records (kinds stored in SQLite only).
 pub fn check_existence(check: &mut EvidenceCheck, db: &GuardedDb) -> Result<()> {
-    let Some((table, column)) = id_column(&check.kind) else {
+    // The table and column that list the kind's ids (manifest data; SQLite kinds only).
+    let Some(kind) = Manifest::get().evidence_kind(&check.kind) else {
         return Ok(());
     };
-    let ids: Vec<String> = check.items.iter().filter_map(raw_id).collect();
+    let Some(EvidenceRecords { table, column }) = &kind.records else {
+        return Ok(());
+    };
+    let ids: Vec<String> = check.items.iter().filter_map(|item| raw_id(kind, item)).collect();
     let mut found = std::collections::HashSet::new();
     for chunk in ids.chunks(EXISTENCE_BATCH) {
         let list: Vec<String> = chunk.iter().map(|s| format!("'{}'", s.replace('\'', "''"))).collect();
