@@ -38,6 +38,9 @@ pub(crate) struct Block {
     pub min_len: u32,
 }
 
+/// `(start of a term's postings in the segment's postings file, first block, block count)`.
+type TermBlocks = (u64, u32, u32);
+
 /// The statistics of one segment.
 #[derive(Debug, Default)]
 pub(crate) struct SegmentStats {
@@ -45,7 +48,7 @@ pub(crate) struct SegmentStats {
     pub lens: Vec<u32>,
     /// `(start of the term's postings in the segment's postings file, first block, block count)`,
     /// sorted by the start (which identifies a term within its segment).
-    terms: Vec<(u64, u32, u32)>,
+    terms: Vec<TermBlocks>,
     blocks: Vec<Block>,
 }
 
@@ -111,7 +114,7 @@ impl SegmentStats {
                 .iter()
                 .map(|infos| {
                     let inverted = &inverted;
-                    s.spawn(move || -> Result<(Vec<(u64, u32, u32)>, Vec<Block>)> {
+                    s.spawn(move || -> Result<(Vec<TermBlocks>, Vec<Block>)> {
                         let mut terms = Vec::with_capacity(infos.len());
                         let mut blocks = Vec::new();
                         for info in infos {
