@@ -8,7 +8,10 @@
 # Usage: scripts/release-bench.sh [OUT_DIR] [SCALE]
 #   OUT_DIR  where the sample, indexes and runs go (default: ./release-bench); the sample is
 #            reused when OUT_DIR/sample already holds it (same seed, size and scale)
-#   SCALE    fraction in (0, 1] of the release counts (default 1: the full release, ~6 GB)
+#   SCALE    fraction in (0, 1] of the release counts (default 1: the full release, ~2.2 GB)
+# ANSER_RELEASE_SAMPLE=DIR uses (or generates) the sample in DIR instead of OUT_DIR/sample;
+# ANSER_BIN=PATH uses that binary instead of building target/release/anser. Under load, the CPU
+# seconds (user + sys) printed beside the wall time say more than the wall time.
 # Needs: a release build (built here), GNU time (/usr/bin/time), python3 (summaries only).
 # Never run by tests or CI: the full size takes tens of minutes and several GB of disk.
 set -euo pipefail
@@ -16,7 +19,7 @@ set -euo pipefail
 OUT=${1:-release-bench}
 SCALE=${2:-1}
 BIN=${ANSER_BIN:-target/release/anser}
-SAMPLE="$OUT/sample"
+SAMPLE=${ANSER_RELEASE_SAMPLE:-$OUT/sample}
 INDEX="$OUT/indices"
 RUNS="$OUT/runs"
 LOGS="$OUT/logs"
@@ -32,7 +35,7 @@ if [[ -z ${ANSER_BIN:-} ]]; then
 fi
 mkdir -p "$OUT" "$LOGS"
 
-# "wall_s peak_rss_mib" of a `/usr/bin/time -v` log.
+# "wall_s peak_rss_mib cpu_s" of a `/usr/bin/time -v` log.
 time_of() {
   python3 - "$1" <<'EOF'
 import re, sys
@@ -42,7 +45,8 @@ secs = 0.0
 for part in wall.split(":"):
     secs = secs * 60 + float(part)
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
-print(f"{secs:.1f} {rss / 1024:.0f}")
+cpu = sum(float(re.search(rf"{k} time \(seconds\): (\S+)", text).group(1)) for k in ("User", "System"))
+print(f"{secs:.1f} {rss / 1024:.0f} {cpu:.1f}")
 EOF
 }
 
@@ -50,25 +54,27 @@ echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; loa
 
 # 1. Generate.
 /usr/bin/time -v "$BIN" sample --size release --scale "$SCALE" --out "$SAMPLE" > "$LOGS/sample.out" 2> "$LOGS/sample.time"
-read -r wall rss < <(time_of "$LOGS/sample.time")
-echo "generate: ${wall} s, peak RSS ${rss} MiB, disk $(du -sh "$SAMPLE" | cut -f1) (load $(cut -d' ' -f1 /proc/loadavg))"
+read -r wall rss cpu < <(time_of "$LOGS/sample.time")
+echo "generate: ${wall} s (cpu ${cpu} s), peak RSS ${rss} MiB, disk $(du -sh "$SAMPLE" | cut -f1) (load $(cut -d' ' -f1 /proc/loadavg))"
 head -1 "$LOGS/sample.out"
 
 # 2. BM25 per route (default analyzers), one process per route so each gets its own peak RSS.
-printf '%-26s %10s %9s %10s %9s\n' route units build_s index_MiB rss_MiB
+printf '%-26s %10s %9s %9s %10s %9s\n' route units build_s cpu_s index_MiB rss_MiB
 total_wall=0
+total_cpu=0
 max_rss=0
 for route in "${ROUTES[@]}"; do
   /usr/bin/time -v "$BIN" index --corpus-root "$SAMPLE/corpus" --index-dir "$INDEX" --routes "$route" --rebuild \
     > "$LOGS/index-$route.out" 2> "$LOGS/index-$route.time"
-  read -r wall rss < <(time_of "$LOGS/index-$route.time")
+  read -r wall rss cpu < <(time_of "$LOGS/index-$route.time")
   units=$(grep -o '[0-9]* units' "$LOGS/index-$route.out" | head -1 | cut -d' ' -f1)
   size=$(du -sm "$INDEX/$route" | cut -f1)
-  printf '%-26s %10s %9s %10s %9s\n' "$route" "$units" "$wall" "$size" "$rss"
+  printf '%-26s %10s %9s %9s %10s %9s\n' "$route" "$units" "$wall" "$cpu" "$size" "$rss"
   total_wall=$(python3 -c "print(round($total_wall + $wall, 1))")
+  total_cpu=$(python3 -c "print(round($total_cpu + $cpu, 1))")
   max_rss=$(( rss > max_rss ? rss : max_rss ))
 done
-printf '%-26s %10s %9s %10s %9s\n' "all ten routes" "" "$total_wall" "$(du -sm "$INDEX" | cut -f1)" "$max_rss"
+printf '%-26s %10s %9s %9s %10s %9s\n' "all ten routes" "" "$total_wall" "$total_cpu" "$(du -sm "$INDEX" | cut -f1)" "$max_rss"
 echo "(load after indexing: $(cut -d' ' -f1-3 /proc/loadavg))"
 
 # 3. Full runs over every release-size task. Offline has no LLM call, so a task's latency in
@@ -78,10 +84,10 @@ for method in offline retrieval; do
   /usr/bin/time -v "$BIN" run --method "$method" --run-name "rel-$method" --benchmark-dir "$SAMPLE/query" \
     --corpus-root "$SAMPLE/corpus" --index-dir "$INDEX" --output-dir "$RUNS" --quiet \
     > "$LOGS/run-$method.out" 2> "$LOGS/run-$method.time" || true
-  read -r wall rss < <(time_of "$LOGS/run-$method.time")
-  python3 - "$RUNS/rel-$method/trace.jsonl" "$method" "$wall" "$rss" <<'EOF'
+  read -r wall rss cpu < <(time_of "$LOGS/run-$method.time")
+  python3 - "$RUNS/rel-$method/trace.jsonl" "$method" "$wall" "$rss" "$cpu" <<'EOF'
 import json, sys
-path, method, wall, rss = sys.argv[1:]
+path, method, wall, rss, cpu = sys.argv[1:]
 lat, llm = {}, {}
 for line in open(path, encoding="utf-8"):
     e = json.loads(line)
@@ -91,7 +97,7 @@ for line in open(path, encoding="utf-8"):
         llm[e["task_id"]] = llm.get(e["task_id"], 0.0) + e["seconds"]
 over = sorted((lat[t] - llm.get(t, 0.0)) * 1000 for t in lat)
 q = lambda p: over[round((len(over) - 1) * p)]
-print(f"run {method}: {len(over)} tasks, wall {wall} s, peak RSS {rss} MiB, "
+print(f"run {method}: {len(over)} tasks, wall {wall} s (cpu {cpu} s), peak RSS {rss} MiB, "
       f"non-LLM overhead per task p50 {q(0.5):.1f} ms, p95 {q(0.95):.1f} ms, max {over[-1]:.1f} ms")
 EOF
 done
