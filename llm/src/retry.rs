@@ -8,6 +8,10 @@
 
 use std::time::{Duration, SystemTime};
 
+use rand_xoshiro::{
+    SplitMix64,
+    rand_core::{Rng as _, SeedableRng},
+};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -124,21 +128,17 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-/// Deterministic generator for jitter (SplitMix64).
+/// Deterministic generator for jitter: SplitMix64 (`rand_xoshiro`) with a 53-bit float draw.
 #[derive(Debug, Clone)]
-pub struct JitterRng(u64);
+pub struct JitterRng(SplitMix64);
 
 impl JitterRng {
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(SplitMix64::seed_from_u64(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `[0, 1)`.
