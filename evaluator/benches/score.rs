@@ -2,19 +2,29 @@
 //! `--profile card` without an encoder): parsing a generated results file of one prediction per
 //! task, scoring answers and evidence, aggregating, and rendering evaluation.json. The
 //! predictions are generated deterministically from the task files (exact, perturbed, prose,
-//! structured and empty answers; exact, partial, reordered and empty evidence). Needs
-//! ../shared (or $ANSER_SHARED); prints a skip reason otherwise. Target: well under a second.
+//! structured and empty answers; exact, partial, reordered and empty evidence). divan prints
+//! the wall times (fastest, slowest, median, mean of 7 runs). Needs ../shared (or
+//! $ANSER_SHARED); prints a skip reason otherwise. Target: well under a second.
 //!
 //! Run: `cargo bench -p anser-evaluator --bench score`.
 
-use std::time::{Duration, Instant};
+use std::{path::PathBuf, sync::OnceLock};
 
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate};
 use anser_gold::Benchmark;
+use divan::{Bencher, black_box};
 use serde_json::{Value, json};
 
-/// Iterations per measurement.
-const RUNS: usize = 7;
+/// The release tasks, the generated predictions and their results file, made once in `main`.
+struct Fixture {
+    bench: Benchmark,
+    records: Vec<Value>,
+    path: PathBuf,
+    corpus: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+static FIXTURE: OnceLock<Fixture> = OnceLock::new();
 
 /// A small deterministic generator (64-bit LCG).
 struct Lcg(u64);
@@ -51,26 +61,13 @@ fn prediction(rng: &mut Lcg, id: &str, gold: &Value, evidence: &Value) -> Value 
     json!({"id": id, "answer": answer, "retrieved_evidence": evidence, "total_tokens": rng.pick(20_000), "latency": 1.5})
 }
 
-fn measure(label: &str, runs: usize, mut f: impl FnMut()) {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("{label:<48} min {:>8.1} ms   median {:>8.1} ms   ({runs} runs)", ms(times[0]), ms(times[runs / 2]));
-}
-
-fn main() {
-    let Some(shared) = anser_manifest::shared_dir_or_skip("evaluator benchmark") else { return };
+fn fixture() -> Option<Fixture> {
+    let shared = anser_manifest::shared_dir_or_skip("evaluator benchmark")?;
     let bench = match Benchmark::load(&shared.join("anser/query")) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("skipped evaluator benchmark: release task files do not load: {e}");
-            return;
+            return None;
         }
     };
     let mut rng = Lcg(0x5eed_2235);
@@ -83,30 +80,47 @@ fn main() {
         Ok(d) => d,
         Err(e) => {
             eprintln!("skipped evaluator benchmark: no temporary directory: {e}");
-            return;
+            return None;
         }
     };
     let path = dir.path().join("results.json");
     if let Err(e) = std::fs::write(&path, Value::Array(records.clone()).to_string()) {
         eprintln!("skipped evaluator benchmark: cannot write {}: {e}", path.display());
-        return;
+        return None;
     }
-    let corpus = shared.join("anser/corpus");
-    let options =
-        |profile| EvalOptions { profile, corpus_root: Some(corpus.clone()), judge: JudgeMode::Skip, bertscore: None };
     println!("{} tasks, results file {} bytes", records.len(), std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
-    for profile in [Profile::Official, Profile::Card] {
-        let input = ResultsInput::Path { input: path.clone(), output: None };
-        let opts = options(profile);
-        measure(&format!("file → evaluation.json, profile {}", profile.as_str()), RUNS, || {
-            let e = evaluate(&input, &bench, &opts).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(e.evaluated_records(), records.len());
-            std::hint::black_box(e.to_json_string());
-        });
+    Some(Fixture { bench, records, path, corpus: shared.join("anser/corpus"), _dir: dir })
+}
+
+fn main() {
+    let Some(f) = fixture() else { return };
+    if FIXTURE.set(f).is_ok() {
+        divan::main();
     }
-    let input = ResultsInput::Records { source: "records".into(), records };
-    let opts = options(Profile::Official);
-    measure("in-memory records → metrics (official)", RUNS, || {
-        std::hint::black_box(evaluate(&input, &bench, &opts).unwrap_or_else(|e| panic!("{e}")));
+}
+
+fn options(f: &Fixture, profile: Profile) -> EvalOptions {
+    EvalOptions { profile, corpus_root: Some(f.corpus.clone()), judge: JudgeMode::Skip, bertscore: None }
+}
+
+/// Results file → evaluation.json text.
+#[divan::bench(args = [Profile::Official, Profile::Card], sample_count = 7, sample_size = 1)]
+fn file_to_evaluation_json(bencher: Bencher, profile: Profile) {
+    let Some(f) = FIXTURE.get() else { return };
+    let input = ResultsInput::Path { input: f.path.clone(), output: None };
+    let opts = options(f, profile);
+    bencher.bench_local(|| {
+        let e = evaluate(&input, &f.bench, &opts).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(e.evaluated_records(), f.records.len());
+        e.to_json_string()
     });
+}
+
+/// In-memory records → metrics, official profile.
+#[divan::bench(sample_count = 7, sample_size = 1)]
+fn records_to_metrics_official(bencher: Bencher) {
+    let Some(f) = FIXTURE.get() else { return };
+    let input = ResultsInput::Records { source: "records".into(), records: f.records.clone() };
+    let opts = options(f, Profile::Official);
+    bencher.bench_local(|| black_box(evaluate(&input, &f.bench, &opts).unwrap_or_else(|e| panic!("{e}"))));
 }

@@ -257,19 +257,9 @@ pub fn aggregate_efficiency<'a>(
     Efficiency { token_usage, latency }
 }
 
-/// Percentile of sorted values with linear interpolation between closest ranks
-/// (`numpy.percentile`'s default): position q·(n−1).
-pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let pos = q * (n - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = (lo + 1).min(n - 1);
-    let frac = pos - lo as f64;
-    Some(sorted[lo] + (sorted[hi] - sorted[lo]) * frac)
-}
+/// Percentile of sorted values, `numpy.percentile`'s default (the one implementation, in
+/// `anser-pycompat`; re-exported here for the report crates).
+pub use anser_pycompat::percentile_linear as percentile;
 
 /// One task group inside a scope.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,11 +11,15 @@
 //!   from tables generated with CPython 3.11 (`scripts/gen_unicode_tables.py`); a leaf module.
 //! - [`json`]: `json.loads` (the C scanner, position for position, with Python's error text),
 //!   `json.dumps`, `repr(float)` and `str()` of values; uses the two leaves.
+//! - [`numeric`]: Python's `round(x, 6)`, the scaled six-decimal rounding, and
+//!   `numpy.percentile`'s linear interpolation; a leaf module.
 
 pub mod json;
+pub mod numeric;
 pub mod pystr;
 mod unicode_tables;
 pub mod value;
 
 pub use json::{DecodeError, DumpStyle, dumps, float_json, float_repr, loads, py_str};
+pub use numeric::{percentile_linear, round6, round6_scaled};
 pub use value::{Dict, Py, PyInt};

@@ -10,15 +10,16 @@
 use std::{collections::BTreeSet, path::Path};
 
 use anser_manifest::{Route, TaskGroup};
+use anser_pycompat::round6_scaled;
 use serde_json::{Value, json};
+use sha1::{Digest, Sha1};
 
 use crate::{
     Ctx, DomainOutput, Result,
     db::{DbWriter, i, opt_r, opt_t, r, t},
     names::EN_SURNAMES,
     rng::Rng,
-    sha1::sha1_hex,
-    stats::{self, Direction, round6},
+    stats::{self, Direction},
     task::{Task, fill, plan_types},
 };
 
@@ -562,7 +563,7 @@ pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
                 ("preferred_text_source", t("html_with_citations")),
                 ("has_usable_text", i(1)),
                 ("text_length", i(text.chars().count() as i64)),
-                ("text_sha1", t(sha1_hex(text.as_bytes()))),
+                ("text_sha1", t(format!("{:x}", Sha1::digest(text.as_bytes())))),
                 ("quality_metrics_json", t(json!({"sentences": c.sentences.len()}).to_string())),
             ],
         )?;
@@ -916,8 +917,8 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
     };
     let s = stats::binary_association(a, b, c, d);
     let gt = json!({"option": option_en(s.direction), "value": {
-        "n": s.n, "outcome_rate_x1": round6(s.rate_x1), "outcome_rate_x0": round6(s.rate_x0),
-        "odds_ratio": round6(s.odds_ratio), "p_value": round6(s.p_value)}});
+        "n": s.n, "outcome_rate_x1": round6_scaled(s.rate_x1), "outcome_rate_x0": round6_scaled(s.rate_x0),
+        "odds_ratio": round6_scaled(s.odds_ratio), "p_value": round6_scaled(s.p_value)}});
     let ins = if ty == "structured" { INS_STRUCTURED } else { INS_SEMANTIC };
     Some(Task::new(ty, q, ins, Value::Array(ids), gt))
 }

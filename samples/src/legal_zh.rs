@@ -13,6 +13,7 @@
 use std::{collections::BTreeSet, path::Path};
 
 use anser_manifest::{Route, TaskGroup};
+use anser_pycompat::round6_scaled;
 use serde_json::{Value, json};
 
 use crate::{
@@ -20,7 +21,7 @@ use crate::{
     db::{DbWriter, t},
     names::{ZH_COURTS, ZH_SURNAMES},
     rng::Rng,
-    stats::{self, Direction, round6},
+    stats::{self, Direction},
     task::{Task, fill, plan_types},
 };
 
@@ -702,8 +703,8 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
         };
         let s = stats::continuous_association(&x1, &x0, seed ^ Rng::derive(0, &q).next_u64())?;
         let gt = json!({"option": option_zh(s.direction), "value": {
-            "n": s.n, "median_x1": round6(s.median_x1), "median_x0": round6(s.median_x0),
-            "median_difference": round6(s.median_difference), "ci95_lower": round6(s.ci95_lower), "ci95_upper": round6(s.ci95_upper)}});
+            "n": s.n, "median_x1": round6_scaled(s.median_x1), "median_x0": round6_scaled(s.median_x0),
+            "median_difference": round6_scaled(s.median_difference), "ci95_lower": round6_scaled(s.ci95_lower), "ci95_upper": round6_scaled(s.ci95_upper)}});
         Some(Task::new(ty, q, INS_CONTINUOUS, Value::Array(ids), gt))
     } else {
         let (mut a1, mut b1, mut c0, mut d0) = (0u64, 0u64, 0u64, 0u64);
@@ -730,8 +731,8 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
         };
         let s = stats::binary_association(a1, b1, c0, d0);
         let gt = json!({"option": option_zh(s.direction), "value": {
-            "n": s.n, "outcome_rate_x1": round6(s.rate_x1), "outcome_rate_x0": round6(s.rate_x0),
-            "odds_ratio": round6(s.odds_ratio), "p_value": round6(s.p_value)}});
+            "n": s.n, "outcome_rate_x1": round6_scaled(s.rate_x1), "outcome_rate_x0": round6_scaled(s.rate_x0),
+            "odds_ratio": round6_scaled(s.odds_ratio), "p_value": round6_scaled(s.p_value)}});
         Some(Task::new(ty, q, INS_BINARY, Value::Array(ids), gt))
     }
 }

@@ -26,7 +26,6 @@ mod precedents;
 mod rng;
 mod scale;
 mod science;
-mod sha1;
 pub mod stats;
 mod statutes;
 mod task;

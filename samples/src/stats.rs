@@ -10,9 +10,13 @@
 //! - Median: middle value of the sorted sample, mean of the two middle values for even sizes.
 //! - Median difference = median(X1) − median(X0); 95% CI = percentile bootstrap with
 //!   [`BOOTSTRAP_RESAMPLES`] resamples of each group (with replacement, seeded), quantiles by
-//!   linear interpolation between order statistics (NumPy's default).
+//!   linear interpolation between order statistics (NumPy's default; the workspace's one
+//!   percentile, `anser_pycompat::percentile_linear`). Printed values are rounded with
+//!   `anser_pycompat::round6_scaled`.
 //! - Option: binary outcomes are positive/negative when p < [`ALPHA`] and OR > 1 / < 1,
 //!   continuous outcomes when the CI lies above / below 0; otherwise no clear relationship.
+
+use anser_pycompat::percentile_linear;
 
 use crate::rng::Rng;
 
@@ -116,17 +120,6 @@ pub fn median(values: &[f64]) -> Option<f64> {
     Some(if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 })
 }
 
-/// Quantile `q` of sorted values by linear interpolation (NumPy's default).
-pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let h = (sorted.len() - 1) as f64 * q;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(sorted.len() - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
-
 /// Continuous-outcome association between two groups.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContinuousAssociation {
@@ -159,8 +152,8 @@ pub fn continuous_association(x1: &[f64], x0: &[f64], seed: u64) -> Option<Conti
         diffs.push(m1 - m0);
     }
     diffs.sort_by(f64::total_cmp);
-    let ci95_lower = quantile_sorted(&diffs, 0.025);
-    let ci95_upper = quantile_sorted(&diffs, 0.975);
+    let ci95_lower = percentile_linear(&diffs, 0.025)?;
+    let ci95_upper = percentile_linear(&diffs, 0.975)?;
     let direction = if ci95_lower > 0.0 {
         Direction::Positive
     } else if ci95_upper < 0.0 {
@@ -177,11 +170,6 @@ pub fn continuous_association(x1: &[f64], x0: &[f64], seed: u64) -> Option<Conti
         ci95_upper,
         direction,
     })
-}
-
-/// Round to six decimals, as the release prints association values.
-pub fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
 }
 
 /// Round to two decimals.
@@ -217,12 +205,10 @@ mod tests {
     }
 
     #[test]
-    fn medians_and_quantiles() {
+    fn medians() {
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(median(&[]), None);
-        // NumPy: np.quantile([1, 2, 3, 4], 0.25) = 1.75.
-        assert!((quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.25) - 1.75).abs() < 1e-12);
     }
 
     #[test]
@@ -234,6 +220,5 @@ mod tests {
         assert!(a.ci95_lower > 0.0 && a.ci95_upper >= a.ci95_lower);
         assert_eq!(a.direction, Direction::Positive);
         assert_eq!(Some(a), continuous_association(&x1, &x0, 9));
-        assert_eq!(round6(0.123_456_789), 0.123_457);
     }
 }

@@ -13,6 +13,10 @@ use std::{
 };
 
 use anser_llm::mock::{MockConfig, MockServer};
+use rand_xoshiro::{
+    SplitMix64,
+    rand_core::{Rng as _, SeedableRng},
+};
 use serde_json::Value;
 
 const TRIALS: u64 = 20;
@@ -58,24 +62,16 @@ fn run(base: &str, out: &Path, resume: bool) -> Command {
     cmd
 }
 
-/// A tiny deterministic generator (SplitMix64) for the kill times.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 fn main() {
     let config = MockConfig { delay: Duration::from_millis(25), ..MockConfig::instant() };
     let mock = MockServer::start(config).expect("mock starts");
     let base = mock.base_url();
-    let mut seed = 2026u64;
+    // Seeded kill times, so a failing trial can be repeated.
+    let mut rng = SplitMix64::seed_from_u64(2026);
     let mut killed_mid_run = 0;
     for trial in 0..TRIALS {
         let tmp = tempfile::tempdir().expect("tempdir");
-        let kill_after = Duration::from_millis(splitmix(&mut seed) % 450);
+        let kill_after = Duration::from_millis(rng.next_u64() % 450);
         let mut child = run(&base, tmp.path(), false).spawn().expect("anser starts");
         std::thread::sleep(kill_after);
         let finished_on_its_own = child.try_wait().expect("wait").is_some();

@@ -80,11 +80,6 @@ pub fn id_sql(task: &PublicTask, ids: &[String]) -> Option<(String, &'static str
     Some((sql, column))
 }
 
-/// Rounded to six decimals, as the gold values are.
-pub fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
-
 /// The 2×2 table `[x1y1, x1y0, x0y1, x0y0]` behind a binary gold `value` (its n, outcome rates
 /// and odds ratio), or `None` for a continuous outcome. A real model derives X and Y per case
 /// from the feature tables; the script rebuilds a table with the gold's counts instead, so the
@@ -101,7 +96,8 @@ pub fn cohort_table(value: &Value) -> Option<[u64; 4]> {
         let [fa, fb, fc, fd] = cells.map(|v| v as f64);
         let odds =
             if cells.contains(&0) { (fa + 0.5) * (fd + 0.5) / ((fb + 0.5) * (fc + 0.5)) } else { fa * fd / (fb * fc) };
-        let same = |x: f64, y: f64| (round6(x) - y).abs() < 1e-9;
+        // Rounded to six decimals as the sample generator writes the gold values.
+        let same = |x: f64, y: f64| (anser_pycompat::round6_scaled(x) - y).abs() < 1e-9;
         (same(fa / n1 as f64, r1) && same(fc / n0 as f64, r0) && same(odds, or)).then_some(cells)
     })
 }

@@ -170,6 +170,6 @@ fn bootstrap_interval_is_deterministic_and_brackets_a_clear_shift() {
     assert_eq!((a.median_x1, a.median_x0, a.median_difference), (12.0, 6.0, 6.0));
     assert!(a.ci95_lower <= 6.0 && 6.0 <= a.ci95_upper && a.ci95_lower > 0.0);
     assert_eq!(a.option(Language::En), "positive");
-    let other = ContinuousAssociation::new(&x1, &x0, &BootstrapParams { seed: 1, ..p }).expect("ok");
+    let other = ContinuousAssociation::new(&x1, &x0, &p.with_seed(1)).expect("ok");
     assert!(other.ci95_lower > 0.0);
 }

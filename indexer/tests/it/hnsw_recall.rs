@@ -2,22 +2,14 @@
 //! save/load round trip that returns the same neighbours.
 
 use anser_indexer::{HnswParams, VectorIndex};
+use rand_xoshiro::{
+    SplitMix64,
+    rand_core::{Rng as _, SeedableRng},
+};
 
-/// splitmix64: a tiny deterministic generator, enough for test data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
+/// Uniform in [-1, 1) from the top 24 bits of one draw.
+fn unit(rng: &mut SplitMix64) -> f32 {
+    (rng.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
 }
 
 fn normalize(v: &mut [f32]) {
@@ -28,10 +20,10 @@ fn normalize(v: &mut [f32]) {
 /// `n` vectors around `centres` random centres; the noise vector has norm ≈ `noise` (sum of
 /// three uniforms per component, a cheap bell shape).
 pub fn clustered(n: usize, dim: usize, centres: usize, noise: f32, seed: u64) -> Vec<f32> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::seed_from_u64(seed);
     let cs: Vec<Vec<f32>> = (0..centres)
         .map(|_| {
-            let mut c: Vec<f32> = (0..dim).map(|_| rng.unit()).collect();
+            let mut c: Vec<f32> = (0..dim).map(|_| unit(&mut rng)).collect();
             normalize(&mut c);
             c
         })
@@ -40,7 +32,8 @@ pub fn clustered(n: usize, dim: usize, centres: usize, noise: f32, seed: u64) ->
     for i in 0..n {
         let c = &cs[i % centres];
         let scale = noise / (dim as f32).sqrt();
-        let mut v: Vec<f32> = c.iter().map(|x| x + scale * (rng.unit() + rng.unit() + rng.unit())).collect();
+        let mut v: Vec<f32> =
+            c.iter().map(|x| x + scale * (unit(&mut rng) + unit(&mut rng) + unit(&mut rng))).collect();
         normalize(&mut v);
         out.extend(v);
     }

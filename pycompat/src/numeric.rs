@@ -1,0 +1,73 @@
+//! The small numeric conventions of the Python side that several crates print: Python's
+//! `round(x, 6)`, the scaled six-decimal rounding the sample generator and the run records use,
+//! and `numpy.percentile`'s default (linear) interpolation.
+//!
+//! Each had copies (the agent's compute tool, the sample generator, the evaluator's report, the
+//! run records, the benches) and `round6` had two meanings under one name. Here each meaning has
+//! one name and one implementation; a leaf module with no dependency, so every crate can reach it.
+
+/// Python's `round(x, 6)`: the six-decimal number nearest to the exact binary value of `x`,
+/// an exact tie to the even last digit (`round(0.0078125, 6) == 0.007812`). Rust's fixed
+/// precision formatting rounds the exact decimal expansion the same way; NaN and ±inf pass
+/// through as in Python.
+pub fn round6(x: f64) -> f64 {
+    format!("{x:.6}").parse().unwrap_or(x)
+}
+
+/// `(x · 10⁶).round() / 10⁶`: rounds the scaled f64 half away from zero. It differs from
+/// [`round6`] on exact ties (0.0078125 → 0.007813) and where the product `x · 10⁶` is itself
+/// rounded across a half; the sample generator's association values and the run records'
+/// `latency` are written this way, so their bytes depend on it.
+pub fn round6_scaled(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// Percentile `q` (in `[0, 1]`) of ascending `sorted` values with linear interpolation between
+/// the closest ranks, `numpy.percentile`'s default: position `q · (n − 1)`. `None` when empty.
+pub fn percentile_linear(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let pos = q * last as f64;
+    // A q above 1 would index past the end; it gives the largest value instead.
+    let lo = (pos.floor() as usize).min(last);
+    let hi = (lo + 1).min(last);
+    Some(sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round6_is_pythons_round() {
+        // Python 3.11: round(x, 6) for each x.
+        assert_eq!(round6(0.000_001_499_9), 0.000_001);
+        assert_eq!(round6(2.889_583_4), 2.889_583);
+        assert_eq!(round6(0.007_812_5), 0.007_812);
+        assert_eq!(round6(0.023_437_5), 0.023_438);
+        assert_eq!(round6(-0.007_812_5), -0.007_812);
+        assert_eq!(round6(-1e-9).to_bits(), (-0.0f64).to_bits());
+        assert!(round6(f64::NAN).is_nan());
+        assert_eq!(round6(f64::INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn round6_scaled_rounds_the_product_half_away_from_zero() {
+        assert_eq!(round6_scaled(0.123_456_789), 0.123_457);
+        assert_eq!(round6_scaled(0.007_812_5), 0.007_813);
+        assert_eq!(round6_scaled(-0.007_812_5), -0.007_813);
+        assert_eq!(round6_scaled(2.889_583_4), 2.889_583);
+    }
+
+    #[test]
+    fn percentiles_match_numpy() {
+        // numpy.percentile(values, 100 q) with the default method="linear".
+        assert_eq!(percentile_linear(&[1.0, 2.0, 3.0, 4.0], 0.5), Some(2.5));
+        assert_eq!(percentile_linear(&[1.0, 2.0, 3.0, 4.0], 0.25), Some(1.75));
+        assert_eq!(percentile_linear(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.25), Some(2.0));
+        assert_eq!(percentile_linear(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.95), Some(4.8));
+        assert_eq!(percentile_linear(&[7.0], 0.95), Some(7.0));
+        assert_eq!(percentile_linear(&[1.0, 3.0], 1.0), Some(3.0));
+        assert_eq!(percentile_linear(&[1.0, 3.0], 1.5), Some(3.0));
+        assert_eq!(percentile_linear(&[], 0.5), None);
+    }
+}
