@@ -24,5 +24,5 @@ pub use anser_manifest::{PublicTask, Route, TaskGroup};
 pub use error::{Error, Result};
 pub use evidence::{EvidenceCheck, shape_evidence};
 pub use files::*;
-pub use result::{GenerationStatus, ResultRecord, StageCost, Stages, round6};
+pub use result::{GenerationStatus, ResultRecord, StageCost, Stages};
 pub use trace::{Stage, TraceEvent, unix_now};

@@ -103,7 +103,3 @@ pub struct ResultRecord {
     pub flags: Vec<String>,
 }
 
-/// Round seconds to 6 decimals, as the official baselines write `latency`.
-pub fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}

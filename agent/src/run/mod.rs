@@ -30,9 +30,10 @@ use std::{
 };
 
 use anser_manifest::{PublicTask, SelectionEntry};
+use anser_pycompat::round6_scaled;
 pub use anser_record::{
     GenerationStatus, JOURNAL_FILE, METADATA_FILE, RESULTS_FILE, RETRIED_RESULTS_FILE, RETRIED_TRACE_FILE,
-    ResultRecord, SELECTION_FILE, Stage, StageCost, Stages, TRACE_FILE, TraceEvent, round6, unix_now,
+    ResultRecord, SELECTION_FILE, Stage, StageCost, Stages, TRACE_FILE, TraceEvent, unix_now,
 };
 use anser_runstore::{
     FingerprintSet, Journal, OpenMode, RunDir, RunName, read_journal_by_key, retain_lines, rewrite_journal,
@@ -347,14 +348,14 @@ async fn answer_task(
     let latency = started.elapsed().as_secs_f64();
     trace.note(
         "task_end",
-        json!({"status": solved.status, "latency": round6(latency), "evidence": solved.evidence.len(), "errors": solved.errors}),
+        json!({"status": solved.status, "latency": round6_scaled(latency), "evidence": solved.evidence.len(), "errors": solved.errors}),
     );
     let usage = solved.usage;
     let record = ResultRecord {
         id: task.id.clone(),
         answer: solved.answer,
         retrieved_evidence: solved.evidence,
-        latency: round6(latency),
+        latency: round6_scaled(latency),
         prompt_tokens: usage.map(|u| u.prompt_tokens),
         completion_tokens: usage.map(|u| u.completion_tokens),
         total_tokens: usage.map(|u| u.total_tokens),
