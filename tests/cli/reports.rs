@@ -150,29 +150,8 @@ fn ablation_offline_bm25_vs_hybrid() {
     let out = tmp.path().join("runs");
     let pair = [("offline-bm25", "bm25"), ("offline-hybrid", "hybrid:bm25+dense@rrf60")];
     for (name, spec) in pair {
-        let o = anser_env(
-            &[
-                "run",
-                "--method",
-                "offline",
-                "--retriever",
-                spec,
-                "--run-name",
-                name,
-                "--benchmark-dir",
-                fixture.benchmark_dir(),
-                "--corpus-root",
-                fixture.corpus_root(),
-                "--index-dir",
-                fixture.index_dir(),
-                "--output-dir",
-                path(&out),
-                "--quiet",
-                "--concurrency",
-                "4",
-            ],
-            &env,
-        );
+        let args = fixture.run_args("offline", name, path(&out)).args(&["--retriever", spec, "--concurrency", "4"]);
+        let o = anser_env(&args.strs(), &env);
         assert!(o.status.success(), "anser run {name}: {}", stderr(&o));
         let metadata: Value =
             serde_json::from_str(&std::fs::read_to_string(out.join(name).join("metadata.json")).expect("metadata"))
