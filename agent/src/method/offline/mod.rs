@@ -305,21 +305,8 @@ fn negated_zh(query: &str, at: usize) -> bool {
 fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
     if let Some(found) = legal_predictive::zh_count_conditions(db, query)? {
         let (mut clauses, mut conditions) = (found.clauses, found.described);
-        for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
-            for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
-                .iter()
-                .filter_map(|r| r.first())
-            {
-                if v.chars().count() >= 2 && query.contains(v.as_str()) {
-                    clauses.push(format!("c.{col} = {}", lit(v)));
-                    conditions.push(format!("{label} = {v}"));
-                }
-            }
-        }
-        for y in &regex_years(query) {
-            clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
-            conditions.push(format!("year = {y}"));
-        }
+        zh_case_fields(db, query, &mut clauses, &mut conditions)?;
+        zh_years(query, &mut clauses, &mut conditions);
         return Ok((format!("SELECT DISTINCT c.anhao FROM cases c WHERE {}", clauses.join(" AND ")), conditions));
     }
     let mut clauses = Vec::new();
@@ -331,17 +318,7 @@ fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
         clauses.push(format!("c.anyou = {}", lit(a)));
         conditions.push(format!("anyou = {a}"));
     }
-    for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
-        for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
-            .iter()
-            .filter_map(|r| r.first())
-        {
-            if v.chars().count() >= 2 && query.contains(v.as_str()) {
-                clauses.push(format!("c.{col} = {}", lit(v)));
-                conditions.push(format!("{label} = {v}"));
-            }
-        }
-    }
+    zh_case_fields(db, query, &mut clauses, &mut conditions)?;
     let pairs = column_strings(db, "SELECT DISTINCT feature_key, feature_value FROM case_features")?;
     let mut yes_no_keys = BTreeSet::new();
     for p in &pairs {
@@ -379,16 +356,36 @@ fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
             conditions.push(format!("{key} = {want}"));
         }
     }
-    let years: BTreeSet<String> = regex_years(query);
-    for y in &years {
-        clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
-        conditions.push(format!("year = {y}"));
-    }
+    zh_years(query, &mut clauses, &mut conditions);
     let sql = format!(
         "SELECT DISTINCT c.anhao FROM cases c{}",
         if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
     );
     Ok((sql, conditions))
+}
+
+/// Procedure and document type values of `cases` the query names, as conditions.
+fn zh_case_fields(db: &GuardedDb, query: &str, clauses: &mut Vec<String>, conditions: &mut Vec<String>) -> Result<()> {
+    for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
+        for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
+            .iter()
+            .filter_map(|r| r.first())
+        {
+            if v.chars().count() >= 2 && query.contains(v.as_str()) {
+                clauses.push(format!("c.{col} = {}", lit(v)));
+                conditions.push(format!("{label} = {v}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The years the query names, as conditions on the decision date.
+fn zh_years(query: &str, clauses: &mut Vec<String>, conditions: &mut Vec<String>) {
+    for y in &regex_years(query) {
+        clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
+        conditions.push(format!("year = {y}"));
+    }
 }
 
 fn regex_years(query: &str) -> BTreeSet<String> {
