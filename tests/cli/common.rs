@@ -61,6 +61,35 @@ pub fn anser_env(args: &[&str], env: &[(String, String)]) -> Output {
     command.args(args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("the anser binary runs")
 }
 
+/// `anser run --method vanilla --run-name NAME` on `bench` and `corpus` into `out`, quietly, with
+/// chat requests to the loopback mock at `base_url`.
+pub fn vanilla_run_args<'a>(
+    name: &'a str,
+    bench: &'a str,
+    corpus: &'a str,
+    out: &'a str,
+    base_url: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "run",
+        "--method",
+        "vanilla",
+        "--run-name",
+        name,
+        "--benchmark-dir",
+        bench,
+        "--corpus-root",
+        corpus,
+        "--output-dir",
+        out,
+        "--base-url",
+        base_url,
+        "--model",
+        "mock-llm",
+        "--quiet",
+    ]
+}
+
 /// Every string and number inside a JSON value, in document order (the leaves a leak scan
 /// compares).
 pub fn string_leaves(v: &serde_json::Value, out: &mut Vec<String>) {

@@ -14,29 +14,13 @@ use anser_llm::{
 };
 use serde_json::{Value, json};
 
-use crate::common::{IndexedSample, anser, anser_env, examples_query, stderr, stdout, string_leaves};
+use crate::common::{IndexedSample, anser, anser_env, examples_query, stderr, stdout, string_leaves, vanilla_run_args};
 
 fn run_args<'a>(base_url: &'a str, out: &'a str, name: &'a str) -> Vec<&'a str> {
-    vec![
-        "run",
-        "--method",
-        "vanilla",
-        "--run-name",
-        name,
-        "--benchmark-dir",
-        EXAMPLES.get_or_init(|| examples_query().display().to_string()),
-        "--corpus-root",
-        "/nonexistent-corpus",
-        "--output-dir",
-        out,
-        "--base-url",
-        base_url,
-        "--model",
-        "mock-llm",
-        "--quiet",
-        "--concurrency",
-        "3",
-    ]
+    let examples = EXAMPLES.get_or_init(|| examples_query().display().to_string());
+    let mut args = vanilla_run_args(name, examples, "/nonexistent-corpus", out, base_url);
+    args.extend(["--concurrency", "3"]);
+    args
 }
 
 static EXAMPLES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
