@@ -31,17 +31,17 @@ fn in_ranges(c: char, table: &[(u32, u32)]) -> bool {
 
 /// `str.isspace()` / regex `\s`.
 pub fn is_space(c: char) -> bool {
-    if c.is_ascii() { matches!(c, '\t'..='\r' | '\x1c'..=' ') } else { in_ranges(c, SPACE) }
+    if c.is_ascii() { matches!(c, '\t'..='\r' | '\x1c'..=' ') } else { in_ranges(c, &SPACE) }
 }
 
 /// Regex `\w` on a `str`: `isalnum()` or `_`.
 pub fn is_word(c: char) -> bool {
-    if c.is_ascii() { c.is_ascii_alphanumeric() || c == '_' } else { in_ranges(c, WORD) }
+    if c.is_ascii() { c.is_ascii_alphanumeric() || c == '_' } else { in_ranges(c, &WORD) }
 }
 
 /// `str.isprintable()`.
 pub fn is_printable(c: char) -> bool {
-    !in_ranges(c, NON_PRINTABLE)
+    !in_ranges(c, &NON_PRINTABLE)
 }
 
 /// The value of a decimal digit (regex `\d`, category Nd), any script.
@@ -73,7 +73,7 @@ pub fn casefold(s: &str) -> String {
             out.push(c.to_ascii_lowercase());
         } else {
             match CASEFOLD.binary_search_by_key(&(c as u32), |&(cp, _)| cp) {
-                Ok(i) => out.push_str(CASEFOLD[i].1),
+                Ok(i) => out.push_str(&CASEFOLD[i].1),
                 Err(_) => out.push(c),
             }
         }
@@ -83,7 +83,7 @@ pub fn casefold(s: &str) -> String {
 
 /// Whether CPython 3.11's `unicodedata` (Unicode 14.0.0) has no character at `c`.
 fn unassigned(c: char) -> bool {
-    !c.is_ascii() && in_ranges(c, UNASSIGNED)
+    !c.is_ascii() && in_ranges(c, &UNASSIGNED)
 }
 
 /// `unicodedata.normalize("NFKC", s)` as CPython 3.11 computes it (Unicode 14.0.0).

@@ -303,30 +303,8 @@ fn no_method_sees_records_after_a_shifted_cutoff_on_any_dated_route() {
         }
         let out = tmp.path().join("runs");
         let base_url = chat.base_url();
-        let o = anser_env(
-            &[
-                "run",
-                "--method",
-                method,
-                "--run-name",
-                method,
-                "--benchmark-dir",
-                bench_s,
-                "--corpus-root",
-                fixture.corpus_root(),
-                "--index-dir",
-                fixture.index_dir(),
-                "--output-dir",
-                out.to_str().expect("utf8"),
-                "--base-url",
-                &base_url,
-                "--model",
-                "mock-llm",
-                "--no-evaluate",
-                "--quiet",
-            ],
-            &env,
-        );
+        let args = fixture.run_args(method, method, out.to_str().expect("utf8")).benchmark_dir(bench_s);
+        let o = anser_env(&args.chat(&base_url).args(&["--no-evaluate"]).strs(), &env);
         assert!(o.status.success(), "anser run --method {method}: {}", stderr(&o));
         let run_dir = out.join(method);
         let evidence = evidence_by_task(&run_dir.join("results.json"));

@@ -61,6 +61,48 @@ pub fn anser_env(args: &[&str], env: &[(String, String)]) -> Output {
     command.args(args).envs(env.iter().map(|(k, v)| (k, v))).output().expect("the anser binary runs")
 }
 
+/// `anser run --method vanilla --run-name NAME` on `bench` and `corpus` into `out`, quietly, with
+/// chat requests to the loopback mock at `base_url`.
+pub fn vanilla_run_args<'a>(
+    name: &'a str,
+    bench: &'a str,
+    corpus: &'a str,
+    out: &'a str,
+    base_url: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "run",
+        "--method",
+        "vanilla",
+        "--run-name",
+        name,
+        "--benchmark-dir",
+        bench,
+        "--corpus-root",
+        corpus,
+        "--output-dir",
+        out,
+        "--base-url",
+        base_url,
+        "--model",
+        "mock-llm",
+        "--quiet",
+    ]
+}
+
+/// Every string and number inside a JSON value, in document order (the leaves a leak scan
+/// compares).
+pub fn string_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Array(a) => a.iter().for_each(|x| string_leaves(x, out)),
+        Value::Object(o) => o.values().for_each(|x| string_leaves(x, out)),
+        _ => {}
+    }
+}
+
 /// Dimension of the mock's embeddings in the shared index.
 pub const MOCK_EMBEDDING_DIM: usize = 16;
 
@@ -149,5 +191,59 @@ impl IndexedSample {
 
     pub fn index_dir(&self) -> &str {
         self.index.to_str().expect("utf8")
+    }
+
+    /// `anser run --method METHOD --run-name NAME` on this fixture's tasks, corpus and indexes,
+    /// into `out`, quietly; add to it with [`RunArgs`]'s methods.
+    pub fn run_args(&self, method: &str, name: &str, out: &str) -> RunArgs {
+        RunArgs(
+            [
+                "run",
+                "--method",
+                method,
+                "--run-name",
+                name,
+                "--benchmark-dir",
+                self.benchmark_dir(),
+                "--corpus-root",
+                self.corpus_root(),
+                "--index-dir",
+                self.index_dir(),
+                "--output-dir",
+                out,
+                "--quiet",
+            ]
+            .map(String::from)
+            .to_vec(),
+        )
+    }
+}
+
+/// An `anser run` argument list built by [`IndexedSample::run_args`].
+#[derive(Debug, Clone)]
+pub struct RunArgs(pub Vec<String>);
+
+impl RunArgs {
+    /// Chat requests go to `base_url` (a loopback mock) with the mock's model name.
+    pub fn chat(self, base_url: &str) -> RunArgs {
+        self.args(&["--base-url", base_url, "--model", "mock-llm"])
+    }
+
+    /// Read the tasks from `dir` instead of the fixture's.
+    pub fn benchmark_dir(mut self, dir: &str) -> RunArgs {
+        if let Some(at) = self.0.iter().position(|a| a == "--benchmark-dir") {
+            self.0[at + 1] = dir.to_string();
+        }
+        self
+    }
+
+    pub fn args(mut self, more: &[&str]) -> RunArgs {
+        self.0.extend(more.iter().map(|a| a.to_string()));
+        self
+    }
+
+    /// The arguments as [`anser`] and [`anser_env`] take them.
+    pub fn strs(&self) -> Vec<&str> {
+        self.0.iter().map(String::as_str).collect()
     }
 }

@@ -24,7 +24,7 @@ use anser_manifest::{CorpusFormat, Manifest, PublicTask, Route};
 use rusqlite::types::ValueRef;
 use serde_json::{Value, json};
 
-use crate::common::{IndexedSample, anser_env, stderr};
+use crate::common::{IndexedSample, anser_env, stderr, string_leaves};
 
 /// Shortest sentence and gold string the scan looks for.
 const MIN_SENTENCE_CHARS: usize = 20;
@@ -73,16 +73,6 @@ fn sentences(text: &str) -> Vec<String> {
     out
 }
 
-fn strings_of(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
-        Value::Array(a) => a.iter().for_each(|x| strings_of(x, out)),
-        Value::Object(o) => o.values().for_each(|x| strings_of(x, out)),
-        _ => {}
-    }
-}
-
 fn split_corpus(corpus: &Path) -> CorpusSplit {
     let mut hidden_keys = BTreeSet::new();
     let mut hidden = BTreeSet::new();
@@ -96,7 +86,7 @@ fn split_corpus(corpus: &Path) -> CorpusSplit {
                 let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 for line in text.lines().filter(|l| !l.trim().is_empty()) {
                     let mut leaves = Vec::new();
-                    strings_of(&serde_json::from_str(line).expect("jsonl"), &mut leaves);
+                    string_leaves(&serde_json::from_str(line).expect("jsonl"), &mut leaves);
                     for s in leaves {
                         visible_sentences.extend(sentences(&s));
                         visible.push_str(&s);
@@ -164,7 +154,7 @@ fn private_gold_strings(bench: &Benchmark, visible: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for task in bench.tasks() {
         let mut leaves = Vec::new();
-        strings_of(&bench.reference(&task.id).expect("reference").ground_truth, &mut leaves);
+        string_leaves(&bench.reference(&task.id).expect("reference").ground_truth, &mut leaves);
         for s in leaves {
             let s = s.trim();
             if s.chars().count() >= MIN_GOLD_CHARS && !public.contains(s) && !visible.contains(s) {
@@ -179,7 +169,7 @@ fn private_gold_strings(bench: &Benchmark, visible: &str) -> BTreeSet<String> {
 fn decoded(raw: &str) -> String {
     let mut leaves = Vec::new();
     match serde_json::from_str::<Value>(raw) {
-        Ok(v) => strings_of(&v, &mut leaves),
+        Ok(v) => string_leaves(&v, &mut leaves),
         Err(_) => leaves.push(raw.to_string()),
     }
     // Tool-call arguments are JSON inside a string: decode them too.
@@ -189,7 +179,7 @@ fn decoded(raw: &str) -> String {
         .filter_map(|s| serde_json::from_str::<Value>(s).ok())
         .flat_map(|v| {
             let mut inner = Vec::new();
-            strings_of(&v, &mut inner);
+            string_leaves(&v, &mut inner);
             inner
         })
         .collect();
@@ -270,30 +260,8 @@ fn no_method_leaks_ground_truth_rows_or_gold_answers() {
         // One output folder per method, so no run answers from another's response cache.
         let out_dir = tmp.path().join(method);
         let out = out_dir.to_str().expect("utf8");
-        let args = [
-            "run",
-            "--method",
-            method,
-            "--run-name",
-            &name,
-            "--benchmark-dir",
-            fixture.benchmark_dir(),
-            "--corpus-root",
-            fixture.corpus_root(),
-            "--index-dir",
-            fixture.index_dir(),
-            "--output-dir",
-            out,
-            "--base-url",
-            &base_url,
-            "--model",
-            "mock-llm",
-            "--quiet",
-            "--no-evaluate",
-            "--concurrency",
-            "4",
-        ];
-        let o = anser_env(&args, &env);
+        let args = fixture.run_args(method, &name, out).chat(&base_url);
+        let o = anser_env(&args.args(&["--no-evaluate", "--concurrency", "4"]).strs(), &env);
         assert!(o.status.success(), "anser run --method {method}: {}", stderr(&o));
         let run_dir = out_dir.join(&name);
 
@@ -325,7 +293,7 @@ fn no_method_leaks_ground_truth_rows_or_gold_answers() {
         let results: Value = serde_json::from_str(&results).expect("results json");
         for r in results.as_array().expect("array") {
             let mut ids = Vec::new();
-            strings_of(&r["retrieved_evidence"], &mut ids);
+            string_leaves(&r["retrieved_evidence"], &mut ids);
             let leaked: BTreeMap<&str, &String> = ids
                 .iter()
                 .filter(|i| split.hidden_keys.contains(*i))

@@ -108,29 +108,8 @@ fn every_method_answers_every_group_in_the_scorers_identifiers() {
     for (method, retriever, calls_llm) in METHODS {
         let started = Instant::now();
         let base_url = fixture.mock.base_url();
-        let args = [
-            "run",
-            "--method",
-            method,
-            "--run-name",
-            method,
-            "--benchmark-dir",
-            fixture.benchmark_dir(),
-            "--corpus-root",
-            fixture.corpus_root(),
-            "--index-dir",
-            fixture.index_dir(),
-            "--output-dir",
-            out,
-            "--base-url",
-            &base_url,
-            "--model",
-            "mock-llm",
-            "--quiet",
-            "--concurrency",
-            "4",
-        ];
-        let o = anser_env(&args, &env);
+        let args = fixture.run_args(method, method, out).chat(&base_url).args(&["--concurrency", "4"]);
+        let o = anser_env(&args.strs(), &env);
         assert!(o.status.success(), "anser run --method {method}: {}", stderr(&o));
         let run_dir = tmp.path().join(method);
 

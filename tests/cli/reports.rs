@@ -13,33 +13,15 @@ use std::{
 use anser_llm::mock::{Matcher, MockConfig, MockServer, Reply, Rule};
 use serde_json::Value;
 
-use crate::common::{IndexedSample, anser, anser_env, stderr, stdout};
+use crate::common::{IndexedSample, anser, anser_env, stderr, stdout, vanilla_run_args};
 
 fn run(base_url: &str, sample: &Path, out: &Path, name: &str) {
     let bench = sample.join("query");
     let cache = out.join(format!("cache-{name}"));
-    let o = anser(&[
-        "run",
-        "--method",
-        "vanilla",
-        "--run-name",
-        name,
-        "--benchmark-dir",
-        bench.to_str().expect("utf8"),
-        "--corpus-root",
-        sample.join("corpus").to_str().expect("utf8"),
-        "--output-dir",
-        out.to_str().expect("utf8"),
-        "--base-url",
-        base_url,
-        "--model",
-        "mock-llm",
-        "--cache-dir",
-        cache.to_str().expect("utf8"),
-        "--quiet",
-        "--concurrency",
-        "4",
-    ]);
+    let (bench, corpus) = (bench.to_str().expect("utf8"), sample.join("corpus"));
+    let mut args = vanilla_run_args(name, bench, corpus.to_str().expect("utf8"), out.to_str().expect("utf8"), base_url);
+    args.extend(["--cache-dir", cache.to_str().expect("utf8"), "--concurrency", "4"]);
+    let o = anser(&args);
     assert!(o.status.success(), "anser run {name}: {}", stderr(&o));
 }
 
@@ -150,29 +132,8 @@ fn ablation_offline_bm25_vs_hybrid() {
     let out = tmp.path().join("runs");
     let pair = [("offline-bm25", "bm25"), ("offline-hybrid", "hybrid:bm25+dense@rrf60")];
     for (name, spec) in pair {
-        let o = anser_env(
-            &[
-                "run",
-                "--method",
-                "offline",
-                "--retriever",
-                spec,
-                "--run-name",
-                name,
-                "--benchmark-dir",
-                fixture.benchmark_dir(),
-                "--corpus-root",
-                fixture.corpus_root(),
-                "--index-dir",
-                fixture.index_dir(),
-                "--output-dir",
-                path(&out),
-                "--quiet",
-                "--concurrency",
-                "4",
-            ],
-            &env,
-        );
+        let args = fixture.run_args("offline", name, path(&out)).args(&["--retriever", spec, "--concurrency", "4"]);
+        let o = anser_env(&args.strs(), &env);
         assert!(o.status.success(), "anser run {name}: {}", stderr(&o));
         let metadata: Value =
             serde_json::from_str(&std::fs::read_to_string(out.join(name).join("metadata.json")).expect("metadata"))

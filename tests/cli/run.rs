@@ -14,29 +14,13 @@ use anser_llm::{
 };
 use serde_json::{Value, json};
 
-use crate::common::{IndexedSample, anser, anser_env, examples_query, stderr, stdout};
+use crate::common::{IndexedSample, anser, anser_env, examples_query, stderr, stdout, string_leaves, vanilla_run_args};
 
 fn run_args<'a>(base_url: &'a str, out: &'a str, name: &'a str) -> Vec<&'a str> {
-    vec![
-        "run",
-        "--method",
-        "vanilla",
-        "--run-name",
-        name,
-        "--benchmark-dir",
-        EXAMPLES.get_or_init(|| examples_query().display().to_string()),
-        "--corpus-root",
-        "/nonexistent-corpus",
-        "--output-dir",
-        out,
-        "--base-url",
-        base_url,
-        "--model",
-        "mock-llm",
-        "--quiet",
-        "--concurrency",
-        "3",
-    ]
+    let examples = EXAMPLES.get_or_init(|| examples_query().display().to_string());
+    let mut args = vanilla_run_args(name, examples, "/nonexistent-corpus", out, base_url);
+    args.extend(["--concurrency", "3"]);
+    args
 }
 
 static EXAMPLES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -142,8 +126,8 @@ fn no_reference_string_leaves_the_machine() {
     for task in bench.tasks() {
         let reference = bench.reference(&task.id).expect("reference");
         let mut needles = Vec::new();
-        collect_strings(&reference.ground_truth, &mut needles);
-        collect_strings(&reference.evidence, &mut needles);
+        string_leaves(&reference.ground_truth, &mut needles);
+        string_leaves(&reference.evidence, &mut needles);
         for needle in needles.into_iter().filter(|n| n.chars().count() >= 6) {
             // A gold string that is also part of the public query or instruction is not a leak.
             if task.query.contains(&needle) || task.instruction.contains(&needle) {
@@ -156,16 +140,6 @@ fn no_reference_string_leaves_the_machine() {
         }
     }
     assert!(checked > 10, "the test looked at {checked} gold strings");
-}
-
-fn collect_strings(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
-        Value::Array(a) => a.iter().for_each(|x| collect_strings(x, out)),
-        Value::Object(o) => o.values().for_each(|x| collect_strings(x, out)),
-        _ => {}
-    }
 }
 
 /// The journal's records, in file order.
@@ -360,36 +334,9 @@ fn ctrl_c_stops_sparse_and_agent_runs_cleanly_and_resume_finishes_them() {
         for (trial, &point) in points.iter().enumerate() {
             let name = format!("{method}-{trial}");
             let args = |resume: bool| {
-                let mut a: Vec<String> = [
-                    "run",
-                    "--method",
-                    method,
-                    "--run-name",
-                    name.as_str(),
-                    "--benchmark-dir",
-                    fixture.benchmark_dir(),
-                    "--corpus-root",
-                    fixture.corpus_root(),
-                    "--index-dir",
-                    fixture.index_dir(),
-                    "--output-dir",
-                    tmp.path().to_str().expect("utf8"),
-                    "--base-url",
-                    base.as_str(),
-                    "--model",
-                    "mock-llm",
-                    "--quiet",
-                    "--no-evaluate",
-                    "--concurrency",
-                    "4",
-                ]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
-                if resume {
-                    a.push("--resume".into());
-                }
-                a
+                let a = fixture.run_args(method, &name, tmp.path().to_str().expect("utf8")).chat(&base);
+                let a = a.args(&["--no-evaluate", "--concurrency", "4"]);
+                if resume { a.args(&["--resume"]).0 } else { a.0 }
             };
             let dir = tmp.path().join(&name);
             let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anser"))
@@ -472,32 +419,8 @@ fn agent_repairs_broken_tool_arguments_and_keeps_its_errors() {
     let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");
     let ids = format!("{},{}", first.id, second.id);
-    let o = anser_env(
-        &[
-            "run",
-            "--method",
-            "agent",
-            "--run-name",
-            "protocol",
-            "--benchmark-dir",
-            fixture.benchmark_dir(),
-            "--corpus-root",
-            fixture.corpus_root(),
-            "--index-dir",
-            fixture.index_dir(),
-            "--output-dir",
-            tmp.path().to_str().expect("utf8"),
-            "--base-url",
-            base.as_str(),
-            "--model",
-            "mock-llm",
-            "--quiet",
-            "--no-evaluate",
-            "--ids",
-            ids.as_str(),
-        ],
-        &fixture.env(),
-    );
+    let args = fixture.run_args("agent", "protocol", tmp.path().to_str().expect("utf8")).chat(&base);
+    let o = anser_env(&args.args(&["--no-evaluate", "--ids", &ids]).strs(), &fixture.env());
     assert!(o.status.success(), "{}", stderr(&o));
 
     let requests: Vec<Value> = mock

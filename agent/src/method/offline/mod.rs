@@ -58,11 +58,6 @@ fn re(pattern: &'static str) -> regex::Regex {
     compiled.entry(pattern).or_insert_with(|| regex::Regex::new(pattern).expect("static regex")).clone()
 }
 
-/// Record that a plan did not map the query (the caller falls back).
-fn unmapped(trace: &mut TaskTrace, stage: Stage, started: Instant) {
-    trace.record("plan", stage, started, 0, json!({"mapped": false}), None);
-}
-
 /// The planner's SQL limits: whole populations and dictionaries are read, so more rows and
 /// time than an LLM's tool call gets; text cells keep the tool's default length (enough for
 /// the decision texts the Chinese matcher contrasts).
@@ -128,54 +123,56 @@ impl Offline {
         self.retrieve_and_extract(task, trace)
     }
 
-    /// Cohort and association statistics of a legal predictive task.
-    fn relation(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
+    /// Open the task's guarded connection with `sql` limits, run one plan family's `solve` and
+    /// trace it: a query that does not map as a `plan` step (`mapped: false`), a plan as a
+    /// `tool_call` step carrying what `describe` reports.
+    fn traced_plan<P>(
+        &self,
+        task: &PublicTask,
+        trace: &mut TaskTrace,
+        stage: Stage,
+        sql: SqlParams,
+        solve: impl FnOnce(&GuardedDb) -> Result<Option<P>>,
+        describe: impl FnOnce(&P, &GuardedDb) -> Value,
+    ) -> Result<Option<P>> {
         let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
-        let Some(plan) = legal_predictive::solve(&db, task)? else {
-            unmapped(trace, Stage::Compute, started);
+        let db = GuardedDb::for_task(&self.corpus_root, task, sql)?;
+        let Some(plan) = solve(&db)? else {
+            trace.record("plan", stage, started, 0, json!({"mapped": false}), None);
             return Ok(None);
         };
-        trace.record(
-            "tool_call",
-            Stage::Compute,
-            started,
-            0,
-            json!({"plan": plan.plan, "sql": plan.sql, "cohort": plan.evidence.len(), "boundary": db.boundary()}),
-            None,
-        );
+        trace.record("tool_call", stage, started, 0, describe(&plan, &db), None);
+        Ok(Some(plan))
+    }
+
+    /// Cohort and association statistics of a legal predictive task.
+    fn relation(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
+        let solve = |db: &GuardedDb| legal_predictive::solve(db, task);
+        let describe = |plan: &legal_predictive::RelationPlan, db: &GuardedDb| json!({"plan": plan.plan, "sql": plan.sql, "cohort": plan.evidence.len(), "boundary": db.boundary()});
+        let Some(plan) = self.traced_plan(task, trace, Stage::Compute, PLANNER_SQL, solve, describe)? else {
+            return Ok(None);
+        };
         Ok(Some(Solved::answered(plan.answer, plan.evidence, Vec::new())))
     }
 
     /// Locate the fact, the governing DQC rule, and apply it.
     fn audit(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
-        let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
-        let Some(plan) = audit::solve(&db, &task.query)? else {
-            unmapped(trace, Stage::Sql, started);
+        let solve = |db: &GuardedDb| audit::solve(db, &task.query);
+        let describe = |plan: &audit::AuditPlan, _: &GuardedDb| json!({"plan": plan.plan});
+        let Some(plan) = self.traced_plan(task, trace, Stage::Sql, PLANNER_SQL, solve, describe)? else {
             return Ok(None);
         };
-        trace.record("tool_call", Stage::Sql, started, 0, json!({"plan": plan.plan}), None);
         Ok(Some(Solved::answered(plan.answer, plan.evidence, Vec::new())))
     }
 
     /// SQL look-ups and computations over the finance figures; the extractive fallback answers
     /// what the figures cannot, with the plan's evidence kept.
     fn finance(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
-        let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL_TEXT)?;
-        let Some(plan) = finance::solve(&db, task)? else {
-            unmapped(trace, Stage::Sql, started);
+        let solve = |db: &GuardedDb| finance::solve(db, task);
+        let describe = |plan: &finance::FinPlan, db: &GuardedDb| json!({"plan": plan.plan, "evidence": plan.evidence.len(), "boundary": db.boundary()});
+        let Some(plan) = self.traced_plan(task, trace, Stage::Sql, PLANNER_SQL_TEXT, solve, describe)? else {
             return Ok(None);
         };
-        trace.record(
-            "tool_call",
-            Stage::Sql,
-            started,
-            0,
-            json!({"plan": plan.plan, "evidence": plan.evidence.len(), "boundary": db.boundary()}),
-            None,
-        );
         match plan.answer {
             Some(answer) if !answer.is_empty() => {
                 Ok(Some(Solved::answered(Value::String(answer), plan.evidence, Vec::new())))
@@ -308,21 +305,8 @@ fn negated_zh(query: &str, at: usize) -> bool {
 fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
     if let Some(found) = legal_predictive::zh_count_conditions(db, query)? {
         let (mut clauses, mut conditions) = (found.clauses, found.described);
-        for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
-            for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
-                .iter()
-                .filter_map(|r| r.first())
-            {
-                if v.chars().count() >= 2 && query.contains(v.as_str()) {
-                    clauses.push(format!("c.{col} = {}", lit(v)));
-                    conditions.push(format!("{label} = {v}"));
-                }
-            }
-        }
-        for y in &regex_years(query) {
-            clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
-            conditions.push(format!("year = {y}"));
-        }
+        zh_case_fields(db, query, &mut clauses, &mut conditions)?;
+        zh_years(query, &mut clauses, &mut conditions);
         return Ok((format!("SELECT DISTINCT c.anhao FROM cases c WHERE {}", clauses.join(" AND ")), conditions));
     }
     let mut clauses = Vec::new();
@@ -334,17 +318,7 @@ fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
         clauses.push(format!("c.anyou = {}", lit(a)));
         conditions.push(format!("anyou = {a}"));
     }
-    for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
-        for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
-            .iter()
-            .filter_map(|r| r.first())
-        {
-            if v.chars().count() >= 2 && query.contains(v.as_str()) {
-                clauses.push(format!("c.{col} = {}", lit(v)));
-                conditions.push(format!("{label} = {v}"));
-            }
-        }
-    }
+    zh_case_fields(db, query, &mut clauses, &mut conditions)?;
     let pairs = column_strings(db, "SELECT DISTINCT feature_key, feature_value FROM case_features")?;
     let mut yes_no_keys = BTreeSet::new();
     for p in &pairs {
@@ -382,16 +356,36 @@ fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
             conditions.push(format!("{key} = {want}"));
         }
     }
-    let years: BTreeSet<String> = regex_years(query);
-    for y in &years {
-        clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
-        conditions.push(format!("year = {y}"));
-    }
+    zh_years(query, &mut clauses, &mut conditions);
     let sql = format!(
         "SELECT DISTINCT c.anhao FROM cases c{}",
         if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
     );
     Ok((sql, conditions))
+}
+
+/// Procedure and document type values of `cases` the query names, as conditions.
+fn zh_case_fields(db: &GuardedDb, query: &str, clauses: &mut Vec<String>, conditions: &mut Vec<String>) -> Result<()> {
+    for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
+        for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
+            .iter()
+            .filter_map(|r| r.first())
+        {
+            if v.chars().count() >= 2 && query.contains(v.as_str()) {
+                clauses.push(format!("c.{col} = {}", lit(v)));
+                conditions.push(format!("{label} = {v}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The years the query names, as conditions on the decision date.
+fn zh_years(query: &str, clauses: &mut Vec<String>, conditions: &mut Vec<String>) {
+    for y in &regex_years(query) {
+        clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
+        conditions.push(format!("year = {y}"));
+    }
 }
 
 fn regex_years(query: &str) -> BTreeSet<String> {

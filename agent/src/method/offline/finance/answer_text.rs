@@ -69,25 +69,22 @@ pub(super) fn risk_comparison(data: &Data, reports: &[&Report]) -> Option<String
     let added: Vec<&String> = b.iter().filter(|x| !a.contains(x)).collect();
     let dropped: Vec<&String> = a.iter().filter(|x| !b.contains(x)).collect();
     let kept: Vec<&String> = b.iter().filter(|x| a.contains(x)).collect();
-    let join = |xs: &[&String], sep: &str, none: &str| {
+    let (sep, none) = match data.lang {
+        Language::Zh => ("、", "无"),
+        Language::En => ("; ", "none"),
+    };
+    let join = |xs: &[&String]| {
         if xs.is_empty() { none.to_string() } else { xs.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(sep) }
     };
+    let (added, dropped, kept) = (join(&added), join(&dropped), join(&kept));
+    let (y0, y1) = (first.year, last.year);
     Some(match data.lang {
         Language::Zh => format!(
-            "{y1}年报告中出现而{y0}年未出现的风险：{}。{y0}年提及、{y1}年未再出现的风险：{}。两年均提示的风险：{}。",
-            join(&added, "、", "无"),
-            join(&dropped, "、", "无"),
-            join(&kept, "、", "无"),
-            y0 = first.year,
-            y1 = last.year,
+            "{y1}年报告中出现而{y0}年未出现的风险：{added}。{y0}年提及、{y1}年未再出现的风险：{dropped}。两年均提示的风险：{kept}。"
         ),
         Language::En => format!(
-            "Risks in the FY{y1} report but not in FY{y0}: {}. Risks in FY{y0} no longer in FY{y1}: {}. In both years: {}.",
-            join(&added, "; ", "none"),
-            join(&dropped, "; ", "none"),
-            join(&kept, "; ", "none"),
-            y0 = first.year,
-            y1 = last.year,
+            "Risks in the FY{y1} report but not in FY{y0}: {added}. Risks in FY{y0} no longer in FY{y1}: {dropped}. In both \
+             years: {kept}."
         ),
     })
 }

@@ -57,6 +57,13 @@ pub struct RelationPlan {
     pub sql: String,
 }
 
+/// Counting conditions: SQL clauses over the case table and what each means (for the trace).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Conditions {
+    pub clauses: Vec<String>,
+    pub described: Vec<String>,
+}
+
 /// How a predictor value becomes X = 1.
 #[derive(Debug, Clone, PartialEq)]
 enum Test {
@@ -273,13 +280,6 @@ fn associate(
         ComputeResult::Frame { .. } => return Ok(None),
     };
     Ok(Some(RelationPlan { answer, evidence, plan, sql }))
-}
-
-/// Counting conditions: SQL clauses over the case table and what each means (for the trace).
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Conditions {
-    pub clauses: Vec<String>,
-    pub described: Vec<String>,
 }
 
 #[cfg(test)]
