@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use anser_manifest::Language;
+use anser_manifest::{EvidenceKind, Language, Manifest};
 use serde_json::{Value, json};
 
 use super::{
@@ -84,10 +84,8 @@ impl Data {
             companies.push(Company { key: key.clone(), name: name.clone(), codes, attrs });
         }
         let result = db.query_with(figures_sql, 1_000_000)?;
-        let company_col = match lang {
-            Language::Zh => "stock_code",
-            Language::En => "cik",
-        };
+        // The figures query names the company column as the companies table stores the id.
+        let company_col = evidence_kind(lang, Population::Companies).records.as_ref().map_or("", |r| r.column.as_str());
         let mut reports = Vec::new();
         let mut numeric_cols = BTreeSet::new();
         for row in &result.rows {
@@ -128,18 +126,14 @@ impl Data {
         self.reports.iter().find(|r| r.company == company && r.year == year)
     }
 
+    /// A report's evidence item, in the shape the manifest gives its evidence kind.
     pub(super) fn evidence(&self, r: &Report) -> Value {
-        match self.lang {
-            Language::Zh => json!({"id": r.id, "type": "financial_report"}),
-            Language::En => json!({"accession": r.id, "type": "financial_report"}),
-        }
+        evidence_kind(self.lang, Population::Reports).item(&json!(r.id))
     }
 
+    /// A company's evidence item, in the shape the manifest gives its evidence kind.
     pub(super) fn company_evidence(&self, key: &str) -> Value {
-        match self.lang {
-            Language::Zh => json!({"stock_code": key, "type": "company"}),
-            Language::En => json!({"cik": key, "type": "company"}),
-        }
+        evidence_kind(self.lang, Population::Companies).item(&json!(key))
     }
 
     /// Companies the query names by code/ticker or name, in query order.
@@ -229,4 +223,24 @@ impl Data {
         ys.retain(|y| seen.insert(*y));
         ys
     }
+}
+
+/// Which population a finance evidence item names.
+#[derive(Debug, Clone, Copy)]
+enum Population {
+    Reports,
+    Companies,
+}
+
+/// The manifest's evidence kind for a finance population (identity keys and item shape are
+/// manifest data, shared with the evaluator, the indexer and the run records).
+fn evidence_kind(lang: Language, population: Population) -> &'static EvidenceKind {
+    let name = match (lang, population) {
+        (Language::Zh, Population::Reports) => "financial_report_zh",
+        (Language::Zh, Population::Companies) => "company_stock_code",
+        (Language::En, Population::Reports) => "financial_report_en",
+        (Language::En, Population::Companies) => "company_cik",
+    };
+    // The embedded manifest is validated at start-up (and by its unit tests), so these kinds exist.
+    Manifest::get().evidence_kind(name).expect("the manifest defines the finance evidence kinds")
 }
