@@ -19,6 +19,7 @@
 
 use std::collections::BTreeSet;
 
+use anser_manifest::{EvidenceKind, Manifest};
 use serde_json::{Value, json};
 
 use super::{column_strings, lit, re};
@@ -159,12 +160,18 @@ pub fn solve(db: &GuardedDb, query: &str) -> Result<Option<AuditPlan>> {
             if expected.fract() == 0.0 && expected.abs() < 9.0e15 { json!(expected as i64) } else { json!(expected) };
         return Ok(Some(AuditPlan {
             answer: json!({"applied_rule": rule_id, "expected_value": expected}),
-            evidence: vec![json!({"FACT_id": target.id, "type": "filing_fact"})],
+            evidence: vec![fact_kind().item(&json!(target.id))],
             plan: json!({"filing": filing, "concept": concept, "period": format!("{period:?}"), "rule": rule_id,
                 "logic": logic, "applied": how, "reported": target.value}),
         }));
     }
     Ok(None)
+}
+
+/// The manifest's evidence kind of an audited fact (its identity key and item shape).
+fn fact_kind() -> &'static EvidenceKind {
+    // The embedded manifest is validated at start-up (and by its unit tests), so the kind exists.
+    Manifest::get().evidence_kind("filing_fact").expect("the manifest defines the filing_fact evidence kind")
 }
 
 /// A term of a side of a rule's logic.
