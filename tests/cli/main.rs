@@ -6,6 +6,7 @@ mod common;
 mod corpus;
 mod eval;
 mod leak;
+mod mcp;
 mod methods;
 mod newcomer;
 mod omb;
