@@ -48,7 +48,6 @@ use serde_json::Value;
 
 use self::scripted_from_gold::{Plan, plan_of, script_from_gold};
 
-type Client = RunningService<RoleClient, ()>;
 
 /// The scripted calls of a task: (tool name as the agent names it, arguments).
 fn steps(task: &PublicTask, bench: &Benchmark) -> Vec<(String, Value)> {
@@ -98,7 +97,7 @@ fn builtin(tasks: &[PublicTask], bench: &Benchmark, corpus: &std::path::Path) ->
 }
 
 /// Per-call times over an MCP client, in script order (`next_task` not counted).
-async fn over_mcp(client: &Client, tasks: &[PublicTask], bench: &Benchmark) -> Vec<(String, Duration)> {
+async fn over_mcp<H: rmcp::ClientHandler>(client: &RunningService<RoleClient, H>, tasks: &[PublicTask], bench: &Benchmark) -> Vec<(String, Duration)> {
     let mut out = Vec::new();
     for task in tasks {
         let next = client.call_tool(CallToolRequestParams::new("next_task")).await.expect("next_task");
@@ -211,7 +210,13 @@ fn main() {
         }));
         let addr = rx.await.expect("bound");
         let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}{}", anser_mcp::http::MCP_PATH));
-        let client = ().serve(transport).await.expect("client");
+        // A session (the `initialize` handshake of 2025-11-25): a session holds the task.
+        let config = rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::default(),
+            rmcp::model::Implementation::new("anser-mcp-bench", "0"),
+        )
+        .with_protocol_version(rmcp::model::ProtocolVersion::V_2025_11_25);
+        let client = config.serve(transport).await.expect("client");
         let times = over_mcp(&client, &tasks, &bench).await;
         cancel.cancel();
         times

@@ -65,7 +65,7 @@ impl McpSession {
 
     /// Answer one tool call: `Ok(text)` for a result, `Err(text)` for an error the caller can act
     /// on (sent as an MCP tool error).
-    pub async fn call(&self, name: &str, args: Value) -> std::result::Result<String, String> {
+    pub async fn call(&self, name: &str, args: Value) -> Result<String, String> {
         match name {
             "list_tasks" => Ok(self.coordinator.list().to_string()),
             "next_task" => self.next_task().await,
@@ -75,7 +75,7 @@ impl McpSession {
         }
     }
 
-    async fn next_task(&self) -> std::result::Result<String, String> {
+    async fn next_task(&self) -> Result<String, String> {
         let mut current = self.current.lock().await;
         if let Some(held) = current.as_ref() {
             return Err(error(format!(
@@ -112,7 +112,7 @@ impl McpSession {
         }
     }
 
-    async fn task_tool(&self, tool: &str, args: Value) -> std::result::Result<String, String> {
+    async fn task_tool(&self, tool: &str, args: Value) -> Result<String, String> {
         let mut guard = self.current.lock().await;
         let current = guard.as_mut().ok_or_else(|| error("no task held: call next_task first".into()))?;
         match self.execute(current, tool, &args) {
@@ -131,7 +131,7 @@ impl McpSession {
         tokio::task::block_in_place(|| current.tools.execute(&call, &mut current.trace))
     }
 
-    async fn submit(&self, args: Value) -> std::result::Result<String, String> {
+    async fn submit(&self, args: Value) -> Result<String, String> {
         let mut guard = self.current.lock().await;
         let current = guard.as_mut().ok_or_else(|| error("no task held: call next_task first".into()))?;
         let answer_args = answer_arguments(args);
@@ -273,10 +273,23 @@ impl ServerHandler for McpSession {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.map(Value::Object).unwrap_or_else(|| json!({}));
-        let result = match self.call(&request.name, args).await {
+        // Over HTTP, a request without a session (the stateless 2026-07-28 revision) gets a fresh
+        // handler: it could take a task but never work on it. Say how to connect instead.
+        let stateless = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .is_some_and(|parts| !parts.headers.contains_key("mcp-session-id"));
+        let outcome = if stateless && request.name != "list_tasks" {
+            Err(error(
+                "this server holds one task per MCP session: connect with a session (an `initialize` handshake, protocol 2025-11-25 or earlier)".into(),
+            ))
+        } else {
+            self.call(&request.name, args).await
+        };
+        let result = match outcome {
             Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
             Err(text) => CallToolResult::error(vec![ContentBlock::text(text)]),
         };

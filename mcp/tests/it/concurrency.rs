@@ -4,10 +4,9 @@
 use std::{collections::BTreeSet, sync::Arc};
 
 use anser_agent::run::read_records;
-use rmcp::{ServiceExt, transport::StreamableHttpClientTransport};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{coordinator, solve_all, sql_tasks};
+use crate::support::{connect_http, coordinator, solve_all, sql_tasks};
 
 /// Sessions at once.
 const SESSIONS: usize = 8;
@@ -32,7 +31,7 @@ async fn eight_concurrent_http_sessions_answer_every_task_once() {
         let url = url.clone();
         let barrier = barrier.clone();
         sessions.push(tokio::spawn(async move {
-            let client = ().serve(StreamableHttpClientTransport::from_uri(url)).await.expect("client connects");
+            let client = connect_http(&url).await;
             barrier.wait().await;
             let done = solve_all(&client).await;
             client.cancel().await.expect("closes");

@@ -77,8 +77,24 @@ pub async fn connect(coordinator: &Arc<Coordinator>) -> Client {
     ().serve(client_io).await.expect("client connects")
 }
 
+/// A client configuration with sessions over HTTP: the `initialize` handshake of protocol
+/// 2025-11-25 (the stateless 2026-07-28 revision has no session to hold a task in).
+pub fn session_client() -> rmcp::model::ClientConfig {
+    use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+    ClientConfig::new(ClientCapabilities::default(), Implementation::new("anser-mcp-tests", "0"))
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+}
+
+/// A session client over Streamable HTTP.
+pub async fn connect_http(url: &str) -> RunningService<RoleClient, rmcp::model::ClientConfig> {
+    session_client()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_string()))
+        .await
+        .expect("client connects")
+}
+
 /// Call a tool: (is_error, text).
-pub async fn call(client: &Client, name: &str, args: Value) -> (bool, String) {
+pub async fn call<H: rmcp::ClientHandler>(client: &RunningService<RoleClient, H>, name: &str, args: Value) -> (bool, String) {
     let Value::Object(args) = args else { panic!("arguments must be an object") };
     let result: CallToolResult = client
         .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
@@ -111,7 +127,7 @@ pub fn mcp_script(task: &PublicTask) -> Vec<(String, Value)> {
 }
 
 /// Take tasks until none is left, replaying each one's script; returns the ids solved.
-pub async fn solve_all(client: &Client) -> Vec<String> {
+pub async fn solve_all<H: rmcp::ClientHandler>(client: &RunningService<RoleClient, H>) -> Vec<String> {
     let mut done = Vec::new();
     loop {
         let (err, text) = call(client, "next_task", json!({})).await;
