@@ -39,15 +39,12 @@ use anser_mcp::{Coordinator, McpSession};
 use anser_runstore::RunName;
 use anser_samples::{SampleOptions, generate};
 use rmcp::{
-    RoleClient, ServiceExt,
-    model::CallToolRequestParams,
-    service::RunningService,
+    RoleClient, ServiceExt, model::CallToolRequestParams, service::RunningService,
     transport::StreamableHttpClientTransport,
 };
 use serde_json::Value;
 
 use self::scripted_from_gold::{Plan, plan_of, script_from_gold};
-
 
 /// The scripted calls of a task: (tool name as the agent names it, arguments).
 fn steps(task: &PublicTask, bench: &Benchmark) -> Vec<(String, Value)> {
@@ -97,7 +94,11 @@ fn builtin(tasks: &[PublicTask], bench: &Benchmark, corpus: &std::path::Path) ->
 }
 
 /// Per-call times over an MCP client, in script order (`next_task` not counted).
-async fn over_mcp<H: rmcp::ClientHandler>(client: &RunningService<RoleClient, H>, tasks: &[PublicTask], bench: &Benchmark) -> Vec<(String, Duration)> {
+async fn over_mcp<H: rmcp::ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    tasks: &[PublicTask],
+    bench: &Benchmark,
+) -> Vec<(String, Duration)> {
     let mut out = Vec::new();
     for task in tasks {
         let next = client.call_tool(CallToolRequestParams::new("next_task")).await.expect("next_task");
@@ -221,7 +222,12 @@ fn main() {
         cancel.cancel();
         times
     });
-    println!("anser-mcp overhead: {} tasks, {} tool calls each path; load average at start: {}", tasks.len(), base.len(), load.trim());
+    println!(
+        "anser-mcp overhead: {} tasks, {} tool calls each path; load average at start: {}",
+        tasks.len(),
+        base.len(),
+        load.trim()
+    );
     report("MCP over an in-process pipe (JSON-RPC framing, no OS pipe)", &base, &pipe);
     report("MCP over Streamable HTTP (loopback)", &base, &http);
     println!("load average at end: {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());

@@ -14,15 +14,16 @@ use crate::{Coordinator, McpSession, Result, proxy::Proxy};
 pub const MCP_PATH: &str = "/mcp";
 
 /// The router: `/mcp` (when a coordinator is given) and the proxy's routes (when one is given).
-pub fn router(coordinator: Option<Arc<Coordinator>>, proxy: Option<Arc<Proxy>>, cancel: &CancellationToken) -> axum::Router {
+pub fn router(
+    coordinator: Option<Arc<Coordinator>>,
+    proxy: Option<Arc<Proxy>>,
+    cancel: &CancellationToken,
+) -> axum::Router {
     let mut router = axum::Router::new();
     if let Some(coordinator) = coordinator {
         let config = StreamableHttpServerConfig::default().with_cancellation_token(cancel.child_token());
-        let service: StreamableHttpService<McpSession, LocalSessionManager> = StreamableHttpService::new(
-            move || Ok(McpSession::new(coordinator.clone())),
-            Arc::default(),
-            config,
-        );
+        let service: StreamableHttpService<McpSession, LocalSessionManager> =
+            StreamableHttpService::new(move || Ok(McpSession::new(coordinator.clone())), Arc::default(), config);
         router = router.nest_service(MCP_PATH, service);
     }
     if let Some(proxy) = proxy {

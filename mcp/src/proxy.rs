@@ -11,8 +11,8 @@
 
 use std::{sync::Arc, time::Instant};
 
-use anser_llm::Usage;
 use anser_agent::run::unix_now;
+use anser_llm::Usage;
 use axum::{
     body::{Body, Bytes},
     extract::{Path, State},
@@ -47,7 +47,9 @@ impl Proxy {
     pub fn new(upstream: &str, log: UsageLog) -> Result<Proxy> {
         let upstream = upstream.trim_end_matches('/').to_string();
         if !(upstream.starts_with("http://") || upstream.starts_with("https://")) {
-            return Err(Error::Param(format!("--upstream {upstream:?} must be an http(s) URL such as http://127.0.0.1:8000/v1")));
+            return Err(Error::Param(format!(
+                "--upstream {upstream:?} must be an http(s) URL such as http://127.0.0.1:8000/v1"
+            )));
         }
         let client = reqwest::Client::builder().build().map_err(|e| Error::Internal(format!("HTTP client: {e}")))?;
         Ok(Proxy { upstream, client, log })
@@ -133,7 +135,9 @@ async fn forward(
         url.push_str(q);
     }
     let mut forwarded = headers;
-    for h in [header::HOST, header::CONTENT_LENGTH, header::CONNECTION, header::ACCEPT_ENCODING, header::TRANSFER_ENCODING] {
+    for h in
+        [header::HOST, header::CONTENT_LENGTH, header::CONNECTION, header::ACCEPT_ENCODING, header::TRANSFER_ENCODING]
+    {
         forwarded.remove(h);
     }
     forwarded.remove(TASK_HEADER);
@@ -295,4 +299,3 @@ impl SseUsage {
         }
     }
 }
-

@@ -193,8 +193,10 @@ fn fold_proxy_usage(
 ) -> crate::Result<Option<anser_llm::Usage>> {
     let mut sum = None;
     for line in usage::read_task(run_dir, task_id)? {
-        let started = Instant::now().checked_sub(Duration::from_secs_f64(line.seconds.max(0.0))).unwrap_or_else(Instant::now);
-        let failed = (line.status == 0 || line.status >= 400).then(|| format!("upstream answered HTTP {}", line.status));
+        let started =
+            Instant::now().checked_sub(Duration::from_secs_f64(line.seconds.max(0.0))).unwrap_or_else(Instant::now);
+        let failed =
+            (line.status == 0 || line.status >= 400).then(|| format!("upstream answered HTTP {}", line.status));
         trace.record(
             "llm_call",
             Stage::Llm,

@@ -205,4 +205,3 @@ fn finish(coordinator: &Coordinator) -> CliResult {
     );
     Ok(ExitCode::SUCCESS)
 }
-

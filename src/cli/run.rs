@@ -221,12 +221,16 @@ pub fn run_command(args: RunArgs) -> CliResult {
             };
             settings.insert("max_steps".into(), json!(args.max_steps));
             settings.insert("max_task_tokens".into(), json!(args.max_task_tokens));
-            let method = AgentMethod::new(client, args.target.corpus_root.clone(), searcher, params).map_err(agent_error)?;
+            let method =
+                AgentMethod::new(client, args.target.corpus_root.clone(), searcher, params).map_err(agent_error)?;
             (Arc::new(method), corpus_inputs(&args.target.corpus_root, &tasks))
         }
         MethodName::Offline => {
             let searcher = searcher.ok_or_else(|| CliError::user("--method offline needs a retriever"))?;
-            (Arc::new(Offline::new(args.target.corpus_root.clone(), searcher)), corpus_inputs(&args.target.corpus_root, &tasks))
+            (
+                Arc::new(Offline::new(args.target.corpus_root.clone(), searcher)),
+                corpus_inputs(&args.target.corpus_root, &tasks),
+            )
         }
         MethodName::Retrieval => {
             let searcher = searcher.ok_or_else(|| CliError::user("--method retrieval needs a retriever"))?;
@@ -372,7 +376,10 @@ fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<
     };
     // The run's own cache lives in its directory, which `run` creates later: the cache creates
     // its folder on the first write.
-    let cache_dir = args.cache_dir.clone().unwrap_or_else(|| args.target.output_dir.join(&args.target.run_name).join(RUN_CACHE_DIR));
+    let cache_dir = args
+        .cache_dir
+        .clone()
+        .unwrap_or_else(|| args.target.output_dir.join(&args.target.run_name).join(RUN_CACHE_DIR));
     if args.replay && args.cache_dir.is_none() && !args.target.resume {
         return Err(CliError::user(
             "--replay answers from a recorded cache: name it with --cache-dir (a run's own is RUN_DIR/llm-cache)",

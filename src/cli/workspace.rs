@@ -19,7 +19,13 @@ use std::path::{Path, PathBuf};
 use clap::{ArgMatches, parser::ValueSource};
 use serde_json::Value;
 
-use super::{demo::DemoArgs, eval::EvalArgs, index::IndexArgs, report::ReportArgs, run::{RunArgs, RunTargetArgs}};
+use super::{
+    demo::DemoArgs,
+    eval::EvalArgs,
+    index::IndexArgs,
+    report::ReportArgs,
+    run::{RunArgs, RunTargetArgs},
+};
 
 /// Task files inside a workspace.
 pub const QUERY_DIR: &str = "query";

@@ -5,10 +5,6 @@
 //! gold answer and evidence) for tasks of every plan on the indexed sample; `anser eval` then
 //! scores the run directory the server wrote, and each task gets the gold's own scores.
 
-#[allow(dead_code)]
-#[path = "../../agent/benches/support/scripted_from_gold.rs"]
-mod scripted_from_gold;
-
 use std::{
     collections::BTreeMap,
     io::{BufRead, BufReader},
@@ -21,14 +17,14 @@ use anser_gold::Benchmark;
 use anser_manifest::PublicTask;
 use serde_json::{Value, json};
 
-use self::scripted_from_gold::{Plan, plan_of, script_from_gold};
+use crate::agent::scripted_from_gold::{Plan, plan_of, script_from_gold};
 use crate::common::{IndexedSample, anser, stderr, stdout};
 
 /// The venv's Python with the `mcp` package, or `None` after the skip reason (a failure under CI).
 fn python_with_mcp() -> Option<PathBuf> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-mcp/bin/python");
-    let ok = python.is_file()
-        && Command::new(&python).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
+    let ok =
+        python.is_file() && Command::new(&python).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
     if !ok {
         anser_manifest::missing_prerequisite(
             "MCP tests with the official Python SDK",
@@ -134,8 +130,12 @@ fn check_scores(fixture: &IndexedSample, bench: &Benchmark, run_dir: &Path, task
         judge: JudgeMode::Skip,
         bertscore: None,
     };
-    let gold = anser_evaluator::evaluate(&ResultsInput::Records { source: "gold".into(), records: gold_records }, bench, &options)
-        .expect("gold evaluates");
+    let gold = anser_evaluator::evaluate(
+        &ResultsInput::Records { source: "gold".into(), records: gold_records },
+        bench,
+        &options,
+    )
+    .expect("gold evaluates");
     let mut compared = 0;
     for g in gold.details() {
         for (metric, want) in &g.metrics {

@@ -191,8 +191,7 @@ impl RunWriter {
             return Err(Error::Param("no task selected".into()));
         }
         let mode = if config.resume { OpenMode::Resume } else { OpenMode::New };
-        let fingerprints =
-            FingerprintSet::of_files(config.inputs.iter().map(|(l, p)| (l.as_str(), p.as_path())))?;
+        let fingerprints = FingerprintSet::of_files(config.inputs.iter().map(|(l, p)| (l.as_str(), p.as_path())))?;
         let selection: Vec<SelectionEntry<'_>> = config.tasks.iter().map(Into::into).collect();
         let selection_value =
             serde_json::to_value(&selection).map_err(|e| Error::Internal(format!("selection: {e}")))?;
@@ -425,7 +424,13 @@ pub fn start_trace(task: &PublicTask, method: &str) -> TaskTrace {
 }
 
 /// A finished task's record (latency in seconds), after its `task_end` event.
-pub fn finish_task(task: &PublicTask, method: &str, solved: Solved, latency: f64, trace: &mut TaskTrace) -> ResultRecord {
+pub fn finish_task(
+    task: &PublicTask,
+    method: &str,
+    solved: Solved,
+    latency: f64,
+    trace: &mut TaskTrace,
+) -> ResultRecord {
     trace.note(
         "task_end",
         json!({"status": solved.status, "latency": round6(latency), "evidence": solved.evidence.len(), "errors": solved.errors}),

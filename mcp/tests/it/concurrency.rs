@@ -20,9 +20,10 @@ async fn eight_concurrent_http_sessions_answer_every_task_once() {
     let cancel = CancellationToken::new();
     let router = anser_mcp::http::router(Some(coord.clone()), None, &cancel);
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let server = tokio::spawn(anser_mcp::http::serve("127.0.0.1:0".parse().expect("addr"), router, cancel.clone(), |a| {
-        let _ = tx.send(a);
-    }));
+    let server =
+        tokio::spawn(anser_mcp::http::serve("127.0.0.1:0".parse().expect("addr"), router, cancel.clone(), |a| {
+            let _ = tx.send(a);
+        }));
     let addr = rx.await.expect("bound");
     let url = format!("http://{addr}{}", anser_mcp::http::MCP_PATH);
     let barrier = Arc::new(tokio::sync::Barrier::new(SESSIONS));

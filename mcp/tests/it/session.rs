@@ -121,8 +121,8 @@ async fn sql_cannot_write_attach_or_reach_another_route() {
         assert!(err, "{}: another route's table is unreachable: {text}", foreign.name);
     }
     // The corpus file is unchanged.
-    let raw = Connection::open_with_flags(sample().2.join(&spec.file), OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .expect("raw open");
+    let raw =
+        Connection::open_with_flags(sample().2.join(&spec.file), OpenFlags::SQLITE_OPEN_READ_ONLY).expect("raw open");
     let n: i64 = raw.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).expect("count");
     assert!(n > 0, "{table} still has its rows");
 }
@@ -144,8 +144,8 @@ async fn a_session_cannot_read_past_the_tasks_boundary_or_ground_truth_rows() {
     let cutoff = boundary::Boundary::from_task(&task).expect("parses").expect("boundary").cutoff;
     let outside = format!("SELECT count(*) FROM {} WHERE NOT ({})", dated.table, cutoff.sql_predicate(dated));
     let spec = Manifest::get().route(task.route);
-    let raw = Connection::open_with_flags(sample().2.join(&spec.file), OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .expect("raw open");
+    let raw =
+        Connection::open_with_flags(sample().2.join(&spec.file), OpenFlags::SQLITE_OPEN_READ_ONLY).expect("raw open");
     let raw_outside: i64 = raw.query_row(&outside, [], |r| r.get(0)).expect("raw count");
     assert!(raw_outside > 0, "{}: the file holds records past the cutoff", task.id);
 

@@ -94,7 +94,11 @@ pub async fn connect_http(url: &str) -> RunningService<RoleClient, rmcp::model::
 }
 
 /// Call a tool: (is_error, text).
-pub async fn call<H: rmcp::ClientHandler>(client: &RunningService<RoleClient, H>, name: &str, args: Value) -> (bool, String) {
+pub async fn call<H: rmcp::ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    name: &str,
+    args: Value,
+) -> (bool, String) {
     let Value::Object(args) = args else { panic!("arguments must be an object") };
     let result: CallToolResult = client
         .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
