@@ -21,7 +21,7 @@ import sys
 
 # The run path (agent, retriever, indexer, llm) never links the scorer's reference.
 DEFAULT_RULES = [
-    "anser-agent,anser-retriever,anser-indexer,anser-llm,anser-mcp:anser-gold",
+    "anser-agent,anser-retriever,anser-indexer,anser-llm:anser-gold",
 ]
 
 
