@@ -8,6 +8,7 @@ mod demo;
 mod eval;
 mod export_trec;
 mod index;
+mod mcp;
 mod mock_llm;
 mod mock_script;
 mod omb;
@@ -110,6 +111,15 @@ enum Command {
     Report(Box<report::ReportArgs>),
     /// Write a run's ranked evidence as a TREC run file and the gold evidence as qrels.
     ExportTrec(export_trec::ExportTrecArgs),
+    /// Serve the ANSER tools to an external agent over MCP on stdin/stdout; the run directory
+    /// is written as `anser run` writes it (method `mcp`).
+    Mcp(Box<mcp::McpArgs>),
+    /// Serve the ANSER tools over MCP Streamable HTTP (`--mcp`), optionally with the
+    /// token-accounting proxy on the same port.
+    Serve(Box<mcp::ServeArgs>),
+    /// OpenAI-compatible pass-through that records each call's tokens and latency per task into
+    /// an MCP run's directory.
+    Proxy(mcp::ProxyArgs),
 }
 
 /// Task selection flags shared by every command that selects tasks (same meaning as the
@@ -211,6 +221,15 @@ pub fn main() -> ExitCode {
             report::run(*args)
         }
         Command::ExportTrec(args) => export_trec::run(args),
+        Command::Mcp(mut args) => {
+            ws.apply_run_target(&mut args.target, sub);
+            mcp::run_stdio(*args)
+        }
+        Command::Serve(mut args) => {
+            ws.apply_run_target(&mut args.target, sub);
+            mcp::run_serve(*args)
+        }
+        Command::Proxy(args) => mcp::run_proxy(args),
     };
     match outcome {
         Ok(code) => code,

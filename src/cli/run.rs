@@ -62,14 +62,13 @@ impl MethodName {
     }
 }
 
+/// What a run answers and where it writes: the task selection, the input folders, the run
+/// directory and the retriever. Shared by `anser run`, `anser mcp` and `anser serve --mcp`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
-    /// Method that answers the tasks.
-    #[arg(long, value_enum)]
-    method: MethodName,
+pub struct RunTargetArgs {
     /// Name of the run directory (letters, digits, '-', '_', '.').
     #[arg(long)]
-    run_name: String,
+    pub(super) run_name: String,
     /// ANSER task folder.
     #[arg(long, default_value = "query")]
     pub(super) benchmark_dir: PathBuf,
@@ -85,28 +84,54 @@ pub struct RunArgs {
     /// Retriever spec (`bm25`, `bm25:zh_jieba`, `dense`, `hybrid:bm25+dense@rrf60`, `none`,
     /// any of them + `/in_force`, ...); defaults to the method's own.
     #[arg(long)]
-    retriever: Option<String>,
+    pub(super) retriever: Option<String>,
+    #[command(flatten)]
+    pub(super) selection: SelectionArgs,
+    /// Continue an interrupted run with the same settings: finished tasks are kept, tasks that
+    /// ended in request_error or timeout are run again (see --no-retry-failed).
+    #[arg(long)]
+    pub(super) resume: bool,
+    /// With --resume: keep the request_error/timeout results instead of retrying those tasks.
+    #[arg(long, requires = "resume")]
+    pub(super) no_retry_failed: bool,
+    /// Per-task wall-clock limit in seconds.
+    #[arg(long)]
+    pub(super) deadline: Option<f64>,
+    /// Check corpus files against the index fingerprints by full SHA-256 (default: size, and
+    /// sampled blocks when the modification time is unchanged).
+    #[arg(long)]
+    pub(super) verify: bool,
+}
+
+impl RunTargetArgs {
+    /// The validated per-task deadline.
+    pub(super) fn deadline(&self) -> Result<Option<Duration>, CliError> {
+        match self.deadline {
+            Some(s) if !(s.is_finite() && s > 0.0) => {
+                Err(CliError::user("--deadline must be a positive number of seconds"))
+            }
+            Some(s) => Ok(Some(Duration::from_secs_f64(s))),
+            None => Ok(None),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Method that answers the tasks.
+    #[arg(long, value_enum)]
+    method: MethodName,
+    #[command(flatten)]
+    pub(super) target: RunTargetArgs,
     /// Retrieve only: no generation, empty answers (for sparse/dense/hybrid).
     #[arg(long)]
     dry_run: bool,
     /// Estimated-token budget of the retrieved context (CJK char = 1 token, other chars 1/4).
     #[arg(long, default_value_t = anser_agent::method::rag::DEFAULT_CONTEXT_TOKEN_BUDGET)]
     context_token_budget: u64,
-    #[command(flatten)]
-    selection: SelectionArgs,
-    /// Continue an interrupted run with the same settings: finished tasks are kept, tasks that
-    /// ended in request_error or timeout are run again (see --no-retry-failed).
-    #[arg(long)]
-    resume: bool,
-    /// With --resume: keep the request_error/timeout results instead of retrying those tasks.
-    #[arg(long, requires = "resume")]
-    no_retry_failed: bool,
     /// Number of tasks answered at once.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// Per-task wall-clock limit in seconds.
-    #[arg(long)]
-    deadline: Option<f64>,
     /// Generation model (else GENERATION_MODEL from the environment or .env).
     #[arg(long)]
     model: Option<String>,
@@ -144,34 +169,24 @@ pub struct RunArgs {
     /// Do not evaluate after the run.
     #[arg(long)]
     no_evaluate: bool,
-    /// Check corpus files against the index fingerprints by full SHA-256 (default: size, and
-    /// sampled blocks when the modification time is unchanged).
-    #[arg(long)]
-    verify: bool,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
 }
 
 pub fn run_command(args: RunArgs) -> CliResult {
-    anser_indexer::fingerprint::set_full_verification(args.verify);
-    let run_name = RunName::new(&args.run_name).map_err(CliError::user)?;
+    anser_indexer::fingerprint::set_full_verification(args.target.verify);
+    let run_name = RunName::new(&args.target.run_name).map_err(CliError::user)?;
     if args.concurrency == 0 {
         return Err(CliError::user("--concurrency must be at least 1"));
     }
-    let deadline = match args.deadline {
-        Some(s) if !(s.is_finite() && s > 0.0) => {
-            return Err(CliError::user("--deadline must be a positive number of seconds"));
-        }
-        Some(s) => Some(Duration::from_secs_f64(s)),
-        None => None,
-    };
+    let deadline = args.target.deadline()?;
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return Err(CliError::user("--timeout must be a positive number of seconds"));
     }
     // The run sees public fields only; the references are loaded after it, for the evaluation.
-    let bench = TaskSet::load(&args.benchmark_dir)?;
-    let tasks = args.selection.selection()?.apply(bench.tasks())?;
+    let bench = TaskSet::load(&args.target.benchmark_dir)?;
+    let tasks = args.target.selection.selection()?.apply(bench.tasks())?;
 
     let mut settings: BTreeMap<String, Value> = BTreeMap::new();
     settings.insert("method".into(), json!(args.method.as_str()));
@@ -179,15 +194,15 @@ pub fn run_command(args: RunArgs) -> CliResult {
     if args.dry_run && matches!(args.method, MethodName::Vanilla | MethodName::Agent | MethodName::Offline) {
         return Err(CliError::user("--dry-run applies to sparse, dense and hybrid (use --method retrieval otherwise)"));
     }
-    let searcher = match (args.retriever.as_deref(), args.method.default_retriever()) {
+    let searcher = match (args.target.retriever.as_deref(), args.method.default_retriever()) {
         (Some(spec), _) | (None, Some(spec)) => {
-            let searcher = searcher(&args, spec, &tasks)?;
+            let searcher = searcher(&args.target, spec, &tasks)?;
             settings.insert("retriever".into(), json!(searcher.spec()));
             Some(searcher)
         }
         (None, None) => None,
     };
-    let mut inputs = index_inputs(&args.index_dir, &tasks, searcher.is_some());
+    let mut inputs = index_inputs(&args.target.index_dir, &tasks, searcher.is_some());
     let (solver, method_inputs): (Arc<dyn Solver>, Vec<(String, PathBuf)>) = match args.method {
         MethodName::Vanilla => {
             let client = llm_client(&args, &mut settings)?;
@@ -206,12 +221,16 @@ pub fn run_command(args: RunArgs) -> CliResult {
             };
             settings.insert("max_steps".into(), json!(args.max_steps));
             settings.insert("max_task_tokens".into(), json!(args.max_task_tokens));
-            let method = AgentMethod::new(client, args.corpus_root.clone(), searcher, params).map_err(agent_error)?;
-            (Arc::new(method), corpus_inputs(&args.corpus_root, &tasks))
+            let method =
+                AgentMethod::new(client, args.target.corpus_root.clone(), searcher, params).map_err(agent_error)?;
+            (Arc::new(method), corpus_inputs(&args.target.corpus_root, &tasks))
         }
         MethodName::Offline => {
             let searcher = searcher.ok_or_else(|| CliError::user("--method offline needs a retriever"))?;
-            (Arc::new(Offline::new(args.corpus_root.clone(), searcher)), corpus_inputs(&args.corpus_root, &tasks))
+            (
+                Arc::new(Offline::new(args.target.corpus_root.clone(), searcher)),
+                corpus_inputs(&args.target.corpus_root, &tasks),
+            )
         }
         MethodName::Retrieval => {
             let searcher = searcher.ok_or_else(|| CliError::user("--method retrieval needs a retriever"))?;
@@ -238,24 +257,24 @@ pub fn run_command(args: RunArgs) -> CliResult {
         }
     };
     inputs.extend(method_inputs);
-    settings.insert("deadline_seconds".into(), json!(args.deadline));
+    settings.insert("deadline_seconds".into(), json!(args.target.deadline));
     let mut files: Vec<&str> = tasks.iter().map(|t| t.source_file.as_str()).collect();
     files.dedup();
     for f in files {
         inputs.push((format!("task file {f}"), bench.dir.join(f)));
     }
     let mut extra = BTreeMap::new();
-    extra.insert("selection".into(), serde_json::to_value(args.selection.selection()?).unwrap_or(Value::Null));
+    extra.insert("selection".into(), serde_json::to_value(args.target.selection.selection()?).unwrap_or(Value::Null));
     extra.insert("benchmark_dir".into(), json!(bench.dir.display().to_string()));
-    extra.insert("corpus_root".into(), json!(args.corpus_root.display().to_string()));
+    extra.insert("corpus_root".into(), json!(args.target.corpus_root.display().to_string()));
     extra.insert("concurrency".into(), json!(args.concurrency));
     let config = RunConfig {
         run_name,
-        output_dir: args.output_dir.clone(),
+        output_dir: args.target.output_dir.clone(),
         tasks,
         concurrency: args.concurrency,
-        resume: args.resume,
-        retry_failed: !args.no_retry_failed,
+        resume: args.target.resume,
+        retry_failed: !args.target.no_retry_failed,
         deadline,
         quiet: args.quiet,
         settings,
@@ -277,11 +296,11 @@ pub fn run_command(args: RunArgs) -> CliResult {
         let output = summary.run_dir.join("evaluation.json");
         let options = EvalOptions {
             profile: Profile::Card,
-            corpus_root: Some(args.corpus_root.clone()),
+            corpus_root: Some(args.target.corpus_root.clone()),
             judge: JudgeMode::Skip,
             bertscore: None,
         };
-        let gold = anser_gold::Benchmark::load(&args.benchmark_dir)?;
+        let gold = anser_gold::Benchmark::load(&args.target.benchmark_dir)?;
         let evaluation =
             evaluate(&ResultsInput::Path { input: results, output: Some(output.clone()) }, &gold, &options)
                 .map_err(CliError::user)?;
@@ -294,7 +313,11 @@ pub fn run_command(args: RunArgs) -> CliResult {
 
 /// A searcher for `spec` over the index folder; every selected route must be indexed and hold
 /// what the spec needs (checked before the first task).
-fn searcher(args: &RunArgs, spec: &str, tasks: &[anser_manifest::PublicTask]) -> Result<Arc<dyn Searcher>, CliError> {
+pub(super) fn searcher(
+    args: &RunTargetArgs,
+    spec: &str,
+    tasks: &[anser_manifest::PublicTask],
+) -> Result<Arc<dyn Searcher>, CliError> {
     let spec: anser_retriever::RetrieverSpec = spec.parse().map_err(CliError::user)?;
     let engine = Arc::new(anser_retriever::Engine::new(&args.index_dir, Some(&args.corpus_root)));
     super::preflight::check_retriever(&engine, &spec, &routes_of(tasks), &args.index_dir, &args.corpus_root)?;
@@ -353,8 +376,11 @@ fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<
     };
     // The run's own cache lives in its directory, which `run` creates later: the cache creates
     // its folder on the first write.
-    let cache_dir = args.cache_dir.clone().unwrap_or_else(|| args.output_dir.join(&args.run_name).join(RUN_CACHE_DIR));
-    if args.replay && args.cache_dir.is_none() && !args.resume {
+    let cache_dir = args
+        .cache_dir
+        .clone()
+        .unwrap_or_else(|| args.target.output_dir.join(&args.target.run_name).join(RUN_CACHE_DIR));
+    if args.replay && args.cache_dir.is_none() && !args.target.resume {
         return Err(CliError::user(
             "--replay answers from a recorded cache: name it with --cache-dir (a run's own is RUN_DIR/llm-cache)",
         ));
@@ -372,7 +398,7 @@ fn record_system_prompt(settings: &mut BTreeMap<String, Value>) {
     );
 }
 
-fn agent_error(e: anser_agent::Error) -> CliError {
+pub(super) fn agent_error(e: anser_agent::Error) -> CliError {
     let user = match &e {
         anser_agent::Error::Store(s) => s.is_user_error(),
         anser_agent::Error::Run(_) => true,

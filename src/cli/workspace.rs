@@ -19,7 +19,13 @@ use std::path::{Path, PathBuf};
 use clap::{ArgMatches, parser::ValueSource};
 use serde_json::Value;
 
-use super::{demo::DemoArgs, eval::EvalArgs, index::IndexArgs, report::ReportArgs, run::RunArgs};
+use super::{
+    demo::DemoArgs,
+    eval::EvalArgs,
+    index::IndexArgs,
+    report::ReportArgs,
+    run::{RunArgs, RunTargetArgs},
+};
 
 /// Task files inside a workspace.
 pub const QUERY_DIR: &str = "query";
@@ -70,6 +76,11 @@ impl Workspace {
     /// `anser run`: task folder, corpus, indexes and runs from the workspace unless given;
     /// all made absolute so the run's metadata names folders that work from anywhere.
     pub fn apply_run(&self, args: &mut RunArgs, matches: Option<&ArgMatches>) {
+        self.apply_run_target(&mut args.target, matches);
+    }
+
+    /// The input folders and run parent of `anser run`, `anser mcp` and `anser serve --mcp`.
+    pub fn apply_run_target(&self, args: &mut RunTargetArgs, matches: Option<&ArgMatches>) {
         self.place(matches, "benchmark_dir", &mut args.benchmark_dir, QUERY_DIR);
         self.place(matches, "corpus_root", &mut args.corpus_root, CORPUS_DIR);
         self.place(matches, "index_dir", &mut args.index_dir, INDEX_DIR);

@@ -10,7 +10,7 @@
 //! and the official scorer gives each task the score the gold itself gets.
 
 #[path = "../../agent/benches/support/scripted_from_gold.rs"]
-mod scripted_from_gold;
+pub(crate) mod scripted_from_gold;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,6 +7,7 @@ mod corpus;
 mod dense_resume;
 mod eval;
 mod leak;
+mod mcp;
 mod methods;
 mod newcomer;
 mod omb;

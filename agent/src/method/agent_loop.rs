@@ -109,10 +109,11 @@ pub struct AgentMethod {
     /// `schema` tool messages per (route, boundary): the report reads every table's sample values,
     /// which is most of the agent's non-LLM time, and it is the same for every task that sees the
     /// same rows.
-    schema_cache: SchemaCache,
+    schema_cache: Arc<SchemaCache>,
 }
 
-type SchemaCache = std::sync::Mutex<std::collections::HashMap<String, String>>;
+/// `schema` tool messages per (route, boundary), shared by the tool boxes of one run.
+pub type SchemaCache = std::sync::Mutex<std::collections::HashMap<String, String>>;
 
 impl AgentMethod {
     pub fn new(
@@ -122,7 +123,7 @@ impl AgentMethod {
         params: AgentParams,
     ) -> Result<AgentMethod> {
         params.validate()?;
-        Ok(AgentMethod { client, corpus_root, searcher, params, schema_cache: SchemaCache::default() })
+        Ok(AgentMethod { client, corpus_root, searcher, params, schema_cache: Arc::default() })
     }
 }
 
@@ -159,7 +160,9 @@ pub fn system_prompt(task: &PublicTask, has_sql: bool, has_search: bool) -> Stri
     s
 }
 
-fn tools(has_sql: bool, has_search: bool) -> Vec<Tool> {
+/// The tools offered for a task (OpenAI function definitions; the MCP server offers the same
+/// names and schemas).
+pub fn tool_definitions(has_sql: bool, has_search: bool) -> Vec<Tool> {
     let mut out = Vec::new();
     if has_sql {
         out.push(Tool::new(
@@ -202,17 +205,22 @@ fn tools(has_sql: bool, has_search: bool) -> Vec<Tool> {
     out
 }
 
-/// Per-task state of the loop: the database, stored results, usage.
-struct TaskState<'a> {
-    task: &'a PublicTask,
-    corpus_root: &'a std::path::Path,
+/// One task's tools, bound to it: its guarded database (TEMP views at its boundary), its stored
+/// SQL results, the retriever (bound to the task on every search), the evidence seen. The
+/// built-in agent and the MCP server (`anser-mcp`) both dispatch tool calls through
+/// [`ToolBox::execute`], so the guards, boundaries and tool-message limits are one
+/// implementation.
+#[derive(Debug)]
+pub struct ToolBox {
+    task: PublicTask,
+    corpus_root: PathBuf,
     db: Option<GuardedDb>,
     searcher: Option<Arc<dyn Searcher>>,
     results: Vec<SqlResult>,
-    params: &'a AgentParams,
+    params: AgentParams,
     /// Evidence seen through search/open, in order (used when a forced answer names none).
     seen_evidence: Vec<Value>,
-    schema_cache: &'a SchemaCache,
+    schema_cache: Arc<SchemaCache>,
 }
 
 /// A tool message of at most about `limit` bytes that is always valid JSON: a message over the
@@ -237,13 +245,81 @@ fn shown(v: Value, limit: usize) -> String {
     .to_string()
 }
 
-/// What executing one tool call produced.
-enum ToolOutcome {
+/// What executing one tool call produced: a tool message (JSON text; `{"ok":false,...}` for an
+/// error the caller can act on), or a validated final answer.
+#[derive(Debug, Clone)]
+pub enum ToolOutcome {
     Message(String),
     Final { answer: Value, evidence: Vec<Value>, flags: Vec<String> },
 }
 
-impl TaskState<'_> {
+impl ToolBox {
+    /// The tools of `task`: opens its guarded database on a SQLite route (recorded as the
+    /// `open_corpus` trace event) with statements bounded by the task's deadline, counted from
+    /// `started`.
+    pub fn for_task(
+        corpus_root: &std::path::Path,
+        task: &PublicTask,
+        searcher: Option<Arc<dyn Searcher>>,
+        params: &AgentParams,
+        schema_cache: Arc<SchemaCache>,
+        started: Instant,
+        trace: &mut TaskTrace,
+    ) -> Result<ToolBox> {
+        let spec = Manifest::get().route(task.route);
+        let db = if spec.format == CorpusFormat::Sqlite {
+            let t = Instant::now();
+            match GuardedDb::for_task(corpus_root, task, params.sql) {
+                Ok(db) => {
+                    // A statement never runs into the time reserved for the forced final answer
+                    // (the run loop's timeout cannot fire while a tool call blocks this thread).
+                    let reserve = 1.0 - params.force_fraction;
+                    db.set_task_deadline(params.deadline.map(|d| started + d.mul_f64(reserve)));
+                    trace.record(
+                        "open_corpus",
+                        Stage::Sql,
+                        t,
+                        0,
+                        json!({"boundary": db.boundary(), "hidden": db.hidden_rules()}),
+                        None,
+                    );
+                    Some(db)
+                }
+                Err(e) => {
+                    trace.record("open_corpus", Stage::Sql, t, 0, json!({}), Some(e.to_string()));
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        Ok(ToolBox {
+            task: task.clone(),
+            corpus_root: corpus_root.to_path_buf(),
+            db,
+            searcher,
+            results: Vec::new(),
+            params: params.clone(),
+            seen_evidence: Vec::new(),
+            schema_cache,
+        })
+    }
+
+    /// Whether the task's route is SQLite (`schema`, `sql`, `compute` are offered).
+    pub fn has_sql(&self) -> bool {
+        self.db.is_some()
+    }
+
+    /// Whether a retriever is configured (`search`, `open` are offered).
+    pub fn has_search(&self) -> bool {
+        self.searcher.is_some()
+    }
+
+    /// The task these tools are bound to.
+    pub fn task(&self) -> &PublicTask {
+        &self.task
+    }
+
     fn shown(&self, v: Value) -> String {
         shown(v, self.params.tool_message_chars)
     }
@@ -258,8 +334,9 @@ impl TaskState<'_> {
             .ok_or_else(|| Error::Param(format!("no stored result {name}; there are {}", self.results.len())))
     }
 
-    /// Execute one tool call synchronously (SQL, compute and retrieval block).
-    fn execute(&mut self, call: &ToolCall, trace: &mut TaskTrace) -> ToolOutcome {
+    /// Execute one tool call synchronously (SQL, compute and retrieval block). Tool names are
+    /// those [`tool_definitions`] offers; `answer` validates against the task's contract.
+    pub fn execute(&mut self, call: &ToolCall, trace: &mut TaskTrace) -> ToolOutcome {
         let started = Instant::now();
         // Some servers send "" for a call without arguments (e.g. `schema`): that means `{}`.
         let parsed = if call.arguments.trim().is_empty() { Ok(json!({})) } else { call.arguments_json() };
@@ -374,7 +451,7 @@ impl TaskState<'_> {
             self.searcher.clone().ok_or_else(|| Error::Param("no retriever is configured for this run".into()))?;
         let query = args["query"].as_str().ok_or_else(|| Error::Param("search needs {\"query\": ...}".into()))?;
         let k = args["k"].as_u64().map_or(DEFAULT_SEARCH_K, |k| k.clamp(1, 50) as usize);
-        let hits = searcher.search(self.task, query, k).map_err(Error::Internal)?;
+        let hits = searcher.search(&self.task, query, k).map_err(Error::Internal)?;
         let shown: Vec<Value> = hits
             .iter()
             .map(|h| json!({"evidence": h.evidence, "score": h.score, "text": h.text.chars().take(600).collect::<String>()}))
@@ -386,7 +463,7 @@ impl TaskState<'_> {
         }
         let mut message = json!({"ok": true, "hits": shown});
         if crate::tools::boundary::is_dated(self.task.route)
-            && let Some(b) = crate::tools::boundary::Boundary::from_task(self.task)?
+            && let Some(b) = crate::tools::boundary::Boundary::from_task(&self.task)?
         {
             message["boundary"] = serde_json::to_value(&b.cutoff).unwrap_or(Value::Null);
         }
@@ -396,7 +473,7 @@ impl TaskState<'_> {
     fn open(&self, args: &Value) -> Result<ToolOutcome> {
         let id = crate::method::record::id_text(&args["id"])
             .ok_or_else(|| Error::Param("open needs {\"id\": <evidence id>}".into()))?;
-        match crate::method::record::open_record(self.corpus_root, self.task, self.db.as_ref(), &id)? {
+        match crate::method::record::open_record(&self.corpus_root, &self.task, self.db.as_ref(), &id)? {
             Some(record) => Ok(ToolOutcome::Message(self.shown(json!({"ok": true, "record": record})))),
             None => Err(Error::Param(format!("no record {id} in route {}", self.task.route))),
         }
@@ -422,7 +499,7 @@ impl TaskState<'_> {
             }
             evidence.extend(stored.rows.iter().filter_map(|r| r.get(idx).cloned()).filter(|v| !v.is_null()));
         }
-        let check = check_final(self.task, &answer, &evidence, self.db.as_ref())?;
+        let check = check_final(&self.task, &answer, &evidence, self.db.as_ref())?;
         let mut flags = Vec::new();
         if check.consistency.count_matches_evidence == Some(false) {
             flags.push("count_differs_from_evidence".to_string());
@@ -448,46 +525,20 @@ impl TaskState<'_> {
 impl AgentMethod {
     async fn solve_task(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
         let started = Instant::now();
-        let spec = Manifest::get().route(task.route);
-        let db = if spec.format == CorpusFormat::Sqlite {
-            let t = Instant::now();
-            match GuardedDb::for_task(&self.corpus_root, task, self.params.sql) {
-                Ok(db) => {
-                    // A statement never runs into the time reserved for the forced final answer
-                    // (the run loop's timeout cannot fire while a tool call blocks this thread).
-                    let reserve = 1.0 - self.params.force_fraction;
-                    db.set_task_deadline(self.params.deadline.map(|d| started + d.mul_f64(reserve)));
-                    trace.record(
-                        "open_corpus",
-                        Stage::Sql,
-                        t,
-                        0,
-                        json!({"boundary": db.boundary(), "hidden": db.hidden_rules()}),
-                        None,
-                    );
-                    Some(db)
-                }
-                Err(e) => {
-                    trace.record("open_corpus", Stage::Sql, t, 0, json!({}), Some(e.to_string()));
-                    return Solved::failed(GenerationStatus::ToolError, Vec::new(), e.to_string(), None);
-                }
-            }
-        } else {
-            None
-        };
-        let has_sql = db.is_some();
-        let has_search = self.searcher.is_some();
-        let mut state = TaskState {
+        let mut state = match ToolBox::for_task(
+            &self.corpus_root,
             task,
-            corpus_root: &self.corpus_root,
-            db,
-            searcher: self.searcher.clone(),
-            results: Vec::new(),
-            params: &self.params,
-            seen_evidence: Vec::new(),
-            schema_cache: &self.schema_cache,
+            self.searcher.clone(),
+            &self.params,
+            self.schema_cache.clone(),
+            started,
+            trace,
+        ) {
+            Ok(state) => state,
+            Err(e) => return Solved::failed(GenerationStatus::ToolError, Vec::new(), e.to_string(), None),
         };
-        let tool_defs = tools(has_sql, has_search);
+        let (has_sql, has_search) = (state.has_sql(), state.has_search());
+        let tool_defs = tool_definitions(has_sql, has_search);
         let mut messages = vec![
             Message::system(system_prompt(task, has_sql, has_search)),
             Message::user(format!("Task:\n{}\n\nInstruction:\n{}", task.query.trim(), task.instruction.trim())),
@@ -600,7 +651,7 @@ impl AgentMethod {
     fn final_from_text(
         &self,
         task: &PublicTask,
-        state: &TaskState<'_>,
+        state: &ToolBox,
         text: &str,
         usage: Option<Usage>,
         mut errors: Vec<String>,

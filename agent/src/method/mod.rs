@@ -13,7 +13,7 @@ pub mod record;
 mod search;
 mod vanilla;
 
-pub use agent_loop::{AgentMethod, AgentParams};
+pub use agent_loop::{AgentMethod, AgentParams, SchemaCache, ToolBox, ToolOutcome, tool_definitions};
 use anser_llm::Usage;
 pub use offline::Offline;
 pub use rag::Rag;

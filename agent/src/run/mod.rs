@@ -119,84 +119,175 @@ pub fn run(config: &RunConfig, solver: Arc<dyn Solver>) -> Result<RunSummary> {
     if config.concurrency == 0 {
         return Err(Error::Param("--concurrency must be at least 1".into()));
     }
-    if config.tasks.is_empty() {
-        return Err(Error::Param("no task selected".into()));
-    }
-    let mode = if config.resume { OpenMode::Resume } else { OpenMode::New };
-    let fingerprints = FingerprintSet::of_files(config.inputs.iter().map(|(l, p)| (l.as_str(), p.as_path())))?;
-    let selection: Vec<SelectionEntry<'_>> = config.tasks.iter().map(Into::into).collect();
-    let selection_value = serde_json::to_value(&selection).map_err(|e| Error::Internal(format!("selection: {e}")))?;
-    let dir = RunDir::create(&config.output_dir, &config.run_name, mode)?;
-    if config.resume {
-        check_resume(&dir, &selection_value, config, &fingerprints)?;
-    } else {
-        write_json_atomic(&dir.file(SELECTION_FILE), &selection_value)?;
-        let mut by_group = BTreeMap::new();
-        for t in &config.tasks {
-            *by_group.entry(t.group.name()).or_insert(0) += 1;
-        }
-        let metadata = Metadata {
-            tool: "anser".into(),
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            run_name: config.run_name.to_string(),
-            created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-            tasks: config.tasks.len(),
-            by_group,
-            settings: config.settings.clone(),
-            fingerprints,
-            extra: config.extra_metadata.clone(),
-        };
-        write_json_atomic(&dir.file(METADATA_FILE), &metadata)?;
-    }
-
-    let previous = read_journal_by_key(&dir.file(JOURNAL_FILE), |r: &ResultRecord| r.id.clone())?;
-    let selected_ids: HashMap<&str, usize> = config.tasks.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
-    let (failed, kept): (Vec<ResultRecord>, Vec<ResultRecord>) = previous
-        .records
-        .into_iter()
-        .partition(|r| retryable(r.generation_status) && selected_ids.contains_key(r.id.as_str()));
-    let (retried, failed_kept) = if failed.is_empty() || !config.retry_failed {
-        (0, failed.len())
-    } else {
-        set_aside(&dir, &failed, &kept)?;
-        (failed.len(), 0)
-    };
-    let journal_records = if config.retry_failed { kept } else { kept.into_iter().chain(failed).collect() };
-    let orphan_trace_lines = drop_orphan_trace_lines(&dir, &journal_records)?;
-    let mut done: HashMap<String, ResultRecord> = HashMap::new();
-    for r in journal_records {
-        if selected_ids.contains_key(r.id.as_str()) {
-            done.insert(r.id.clone(), r);
-        }
-    }
-    let finished_before = done.len();
-    let pending: Vec<PublicTask> = config.tasks.iter().filter(|t| !done.contains_key(&t.id)).cloned().collect();
-
-    let journal = Journal::open(&dir.file(JOURNAL_FILE))?;
-    let tracer = TraceWriter::open(&dir.file(TRACE_FILE))?;
-    let progress = progress_bar(config, finished_before);
+    let mut writer = RunWriter::open(config)?;
+    writer.progress = progress_bar(config, writer.opened.finished_before);
+    let pending = writer.pending();
     let started = Instant::now();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(config.concurrency.clamp(2, 64))
         .enable_all()
         .build()
         .map_err(|e| Error::Internal(format!("cannot start the async runtime: {e}")))?;
-    let mut state = LoopState { journal, tracer, done, last_write: Instant::now(), by_status: BTreeMap::new() };
-    let interrupted = runtime.block_on(drive(config, solver, pending, &mut state, &dir, &progress))?;
-    write_results(&dir, config, &state.done)?;
-    progress.finish_and_clear();
+    let interrupted = runtime.block_on(drive(config, solver, pending, &mut writer))?;
+    writer.write_results()?;
+    writer.progress.finish_and_clear();
+    let opened = writer.opened;
     Ok(RunSummary {
-        run_dir: dir.path().to_path_buf(),
+        run_dir: writer.dir.path().to_path_buf(),
         selected: config.tasks.len(),
-        finished_before,
-        retried,
-        failed_kept,
-        orphan_trace_lines,
-        finished_now: state.done.len() - finished_before,
-        by_status: state.by_status,
+        finished_before: opened.finished_before,
+        retried: opened.retried,
+        failed_kept: opened.failed_kept,
+        orphan_trace_lines: opened.orphan_trace_lines,
+        finished_now: writer.done.len() - opened.finished_before,
+        by_status: writer.by_status,
         interrupted,
         wall_seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// What opening a run directory found (resume bookkeeping; all zero for a new run).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Opened {
+    pub finished_before: usize,
+    pub retried: usize,
+    pub failed_kept: usize,
+    pub orphan_trace_lines: usize,
+}
+
+/// An open run directory that takes finished tasks: `anser run`'s loop and the MCP server
+/// (`anser-mcp`) both write through it, so their run directories are the same files with the
+/// same crash safety. Opening writes `selection.json` and `metadata.json` (new run) or checks
+/// them (resume), sets failed records aside for a retry and drops orphan trace lines.
+#[derive(Debug)]
+pub struct RunWriter {
+    dir: RunDir,
+    /// Selected task ids in selection order (the order of `results.json`).
+    order: Vec<String>,
+    tasks: Vec<PublicTask>,
+    journal: Journal,
+    tracer: TraceWriter,
+    done: HashMap<String, ResultRecord>,
+    last_write: Instant,
+    by_status: BTreeMap<String, usize>,
+    progress: ProgressBar,
+    pub opened: Opened,
+}
+
+impl RunWriter {
+    /// Create (or, with `config.resume`, reopen) the run directory.
+    pub fn open(config: &RunConfig) -> Result<RunWriter> {
+        if config.tasks.is_empty() {
+            return Err(Error::Param("no task selected".into()));
+        }
+        let mode = if config.resume { OpenMode::Resume } else { OpenMode::New };
+        let fingerprints = FingerprintSet::of_files(config.inputs.iter().map(|(l, p)| (l.as_str(), p.as_path())))?;
+        let selection: Vec<SelectionEntry<'_>> = config.tasks.iter().map(Into::into).collect();
+        let selection_value =
+            serde_json::to_value(&selection).map_err(|e| Error::Internal(format!("selection: {e}")))?;
+        let dir = RunDir::create(&config.output_dir, &config.run_name, mode)?;
+        if config.resume {
+            check_resume(&dir, &selection_value, config, &fingerprints)?;
+        } else {
+            write_json_atomic(&dir.file(SELECTION_FILE), &selection_value)?;
+            let mut by_group = BTreeMap::new();
+            for t in &config.tasks {
+                *by_group.entry(t.group.name()).or_insert(0) += 1;
+            }
+            let metadata = Metadata {
+                tool: "anser".into(),
+                tool_version: env!("CARGO_PKG_VERSION").into(),
+                run_name: config.run_name.to_string(),
+                created_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+                tasks: config.tasks.len(),
+                by_group,
+                settings: config.settings.clone(),
+                fingerprints,
+                extra: config.extra_metadata.clone(),
+            };
+            write_json_atomic(&dir.file(METADATA_FILE), &metadata)?;
+        }
+
+        let previous = read_journal_by_key(&dir.file(JOURNAL_FILE), |r: &ResultRecord| r.id.clone())?;
+        let selected_ids: HashSet<&str> = config.tasks.iter().map(|t| t.id.as_str()).collect();
+        let (failed, kept): (Vec<ResultRecord>, Vec<ResultRecord>) = previous
+            .records
+            .into_iter()
+            .partition(|r| retryable(r.generation_status) && selected_ids.contains(r.id.as_str()));
+        let (retried, failed_kept) = if failed.is_empty() || !config.retry_failed {
+            (0, failed.len())
+        } else {
+            set_aside(&dir, &failed, &kept)?;
+            (failed.len(), 0)
+        };
+        let journal_records = if config.retry_failed { kept } else { kept.into_iter().chain(failed).collect() };
+        let orphan_trace_lines = drop_orphan_trace_lines(&dir, &journal_records)?;
+        let mut done: HashMap<String, ResultRecord> = HashMap::new();
+        for r in journal_records {
+            if selected_ids.contains(r.id.as_str()) {
+                done.insert(r.id.clone(), r);
+            }
+        }
+        let opened = Opened { finished_before: done.len(), retried, failed_kept, orphan_trace_lines };
+        let journal = Journal::open(&dir.file(JOURNAL_FILE))?;
+        let tracer = TraceWriter::open(&dir.file(TRACE_FILE))?;
+        Ok(RunWriter {
+            order: config.tasks.iter().map(|t| t.id.clone()).collect(),
+            tasks: config.tasks.clone(),
+            dir,
+            journal,
+            tracer,
+            done,
+            last_write: Instant::now(),
+            by_status: BTreeMap::new(),
+            progress: ProgressBar::hidden(),
+            opened,
+        })
+    }
+
+    /// The selected tasks without a record, in selection order.
+    pub fn pending(&self) -> Vec<PublicTask> {
+        self.tasks.iter().filter(|t| !self.done.contains_key(&t.id)).cloned().collect()
+    }
+
+    /// Whether `task_id` has a record.
+    pub fn is_done(&self, task_id: &str) -> bool {
+        self.done.contains_key(task_id)
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Record one finished task: its trace first (fsynced), then its journal line (fsynced), so
+    /// a crash between the two leaves trace lines without a record (dropped on resume), never a
+    /// record without its trace. `results.json` is rewritten at most every
+    /// [`RESULTS_REWRITE_INTERVAL`].
+    pub fn commit(&mut self, record: ResultRecord, trace: &TaskTrace) -> Result<()> {
+        self.tracer.write(trace)?;
+        self.journal.append(&record)?;
+        let status = serde_json::to_value(record.generation_status)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        *self.by_status.entry(status).or_insert(0) += 1;
+        self.done.insert(record.id.clone(), record);
+        self.progress.inc(1);
+        self.progress.set_message(status_line(&self.by_status));
+        if self.last_write.elapsed() >= RESULTS_REWRITE_INTERVAL {
+            self.write_results()?;
+            self.last_write = Instant::now();
+        }
+        Ok(())
+    }
+
+    /// Rewrite `results.json` from the finished records, in selection order.
+    pub fn write_results(&self) -> Result<()> {
+        let ordered: Vec<&ResultRecord> = self.order.iter().filter_map(|id| self.done.get(id)).collect();
+        write_json_atomic(&self.dir.file(RESULTS_FILE), &ordered)?;
+        Ok(())
+    }
 }
 
 /// Whether a record's task failed in a way a later attempt may fix (the endpoint, not the task).
@@ -245,22 +336,12 @@ fn drop_orphan_trace_lines(dir: &RunDir, journal: &[ResultRecord]) -> Result<usi
     Ok(kept.dropped + usize::from(kept.torn_bytes > 0))
 }
 
-struct LoopState {
-    journal: Journal,
-    tracer: TraceWriter,
-    done: HashMap<String, ResultRecord>,
-    last_write: Instant,
-    by_status: BTreeMap<String, usize>,
-}
-
 /// Schedule tasks on a bounded pool until all finish or Ctrl-C; returns whether interrupted.
 async fn drive(
     config: &RunConfig,
     solver: Arc<dyn Solver>,
     pending: Vec<PublicTask>,
-    state: &mut LoopState,
-    dir: &RunDir,
-    progress: &ProgressBar,
+    state: &mut RunWriter,
 ) -> Result<bool> {
     let mut queue = pending.into_iter();
     let mut in_flight = tokio::task::JoinSet::new();
@@ -278,11 +359,7 @@ async fn drive(
             joined = in_flight.join_next() => {
                 let Some(joined) = joined else { continue };
                 let (record, trace) = joined.map_err(|e| Error::Internal(format!("a task panicked or was cancelled: {e}")))?;
-                state.commit(record, &trace, progress)?;
-                if state.last_write.elapsed() >= RESULTS_REWRITE_INTERVAL {
-                    write_results(dir, config, &state.done)?;
-                    state.last_write = Instant::now();
-                }
+                state.commit(record, &trace)?;
             }
             _ = &mut ctrl_c => {
                 // Cancel, then wait for every task to unwind while the runtime still runs: a
@@ -291,7 +368,7 @@ async fn drive(
                 in_flight.abort_all();
                 while let Some(joined) = in_flight.join_next().await {
                     match joined {
-                        Ok((record, trace)) => state.commit(record, &trace, progress)?,
+                        Ok((record, trace)) => state.commit(record, &trace)?,
                         Err(e) if e.is_cancelled() => {}
                         Err(e) => return Err(Error::Internal(format!("a task panicked: {e}"))),
                     }
@@ -302,25 +379,6 @@ async fn drive(
     }
 }
 
-impl LoopState {
-    /// Record one finished task: its trace first (fsynced), then its journal line (fsynced), so
-    /// a crash between the two leaves trace lines without a record (dropped on resume), never a
-    /// record without its trace.
-    fn commit(&mut self, record: ResultRecord, trace: &TaskTrace, progress: &ProgressBar) -> Result<()> {
-        self.tracer.write(trace)?;
-        self.journal.append(&record)?;
-        let status = serde_json::to_value(record.generation_status)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default();
-        *self.by_status.entry(status).or_insert(0) += 1;
-        self.done.insert(record.id.clone(), record);
-        progress.inc(1);
-        progress.set_message(status_line(&self.by_status));
-        Ok(())
-    }
-}
-
 /// Answer one task: time it, enforce the deadline, build its record and trace.
 async fn answer_task(
     solver: Arc<dyn Solver>,
@@ -328,11 +386,7 @@ async fn answer_task(
     deadline: Option<Duration>,
 ) -> (ResultRecord, TaskTrace) {
     let started = Instant::now();
-    let mut trace = TaskTrace::new(&task.id);
-    trace.note(
-        "task_start",
-        json!({"group": task.group.name(), "type": task.task_type, "route": task.route.as_str(), "method": solver.name()}),
-    );
+    let mut trace = start_trace(&task, solver.name());
     let solved = match deadline {
         Some(limit) => match tokio::time::timeout(limit, solver.solve(&task, &mut trace)).await {
             Ok(s) => s,
@@ -345,13 +399,34 @@ async fn answer_task(
         },
         None => solver.solve(&task, &mut trace).await,
     };
-    let latency = started.elapsed().as_secs_f64();
+    let record = finish_task(&task, solver.name(), solved, started.elapsed().as_secs_f64(), &mut trace);
+    (record, trace)
+}
+
+/// A task's trace with its `task_start` event.
+pub fn start_trace(task: &PublicTask, method: &str) -> TaskTrace {
+    let mut trace = TaskTrace::new(&task.id);
+    trace.note(
+        "task_start",
+        json!({"group": task.group.name(), "type": task.task_type, "route": task.route.as_str(), "method": method}),
+    );
+    trace
+}
+
+/// A finished task's record (latency in seconds), after its `task_end` event.
+pub fn finish_task(
+    task: &PublicTask,
+    method: &str,
+    solved: Solved,
+    latency: f64,
+    trace: &mut TaskTrace,
+) -> ResultRecord {
     trace.note(
         "task_end",
         json!({"status": solved.status, "latency": round6_scaled(latency), "evidence": solved.evidence.len(), "errors": solved.errors}),
     );
     let usage = solved.usage;
-    let record = ResultRecord {
+    ResultRecord {
         id: task.id.clone(),
         answer: solved.answer,
         retrieved_evidence: solved.evidence,
@@ -363,19 +438,11 @@ async fn answer_task(
         errors: solved.errors,
         group: task.group.name(),
         route: task.route.as_str().to_string(),
-        method: solver.name().to_string(),
+        method: method.to_string(),
         tokens_estimated: usage.is_some_and(|u| u.estimated),
         stages: trace.stages(),
         flags: solved.flags,
-    };
-    (record, trace)
-}
-
-/// Rewrite `results.json` (official format; selection order) from the finished records.
-fn write_results(dir: &RunDir, config: &RunConfig, done: &HashMap<String, ResultRecord>) -> Result<()> {
-    let ordered: Vec<&ResultRecord> = config.tasks.iter().filter_map(|t| done.get(&t.id)).collect();
-    write_json_atomic(&dir.file(RESULTS_FILE), &ordered)?;
-    Ok(())
+    }
 }
 
 fn check_resume(dir: &RunDir, selection: &Value, config: &RunConfig, fingerprints: &FingerprintSet) -> Result<()> {
