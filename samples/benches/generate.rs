@@ -2,20 +2,26 @@
 //! task files for all 14 groups) into a fresh temporary folder: the `small` size (tests and the
 //! demo; target: a few seconds) three times and the `medium` size (benchmark scale: 20,000 cases
 //! per legal language, >100,000 report chunks, 10,500 articles) once. divan prints the wall
-//! times (fastest, slowest, median, mean); each size also prints its bytes written, tasks and
-//! corpus rows once. Run with `cargo bench -p anser-samples --bench generate`; time only `small`
+//! times (fastest, slowest, median, mean); after the table, each size prints its bytes
+//! written, tasks and corpus rows. Run with `cargo bench -p anser-samples --bench generate`; time only `small`
 //! with `cargo bench -p anser-samples --bench generate -- small`.
 
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 
 use anser_samples::{SampleOptions, Size, generate};
 use divan::Bencher;
 
+/// One line per size, printed after divan's table (printing inside it would break the table).
+static SUMMARIES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
 fn main() {
     divan::main();
+    for line in SUMMARIES.lock().map(|l| l.clone()).unwrap_or_default() {
+        println!("{line}");
+    }
 }
 
-/// Times `generate` for `size` with seeds 100, 101, …, and prints the first sample's size.
+/// Times `generate` for `size` with seeds 100, 101, …, and notes the first sample's size.
 fn bench_size(bencher: Bencher, size: Size, printed: &Once) {
     let mut seed = 100;
     bencher
@@ -26,12 +32,15 @@ fn bench_size(bencher: Bencher, size: Size, printed: &Once) {
         .bench_local_values(|(seed, dir)| {
             let s = generate(&SampleOptions { seed, size }, &dir.path().join("sample")).expect("generate");
             printed.call_once(|| {
-                println!(
+                let line = format!(
                     "generate {size:<6}: {:.1} MiB, {} tasks, {} corpus rows",
                     s.total_bytes() as f64 / (1024.0 * 1024.0),
                     s.task_count(),
                     s.corpus_rows.values().sum::<u64>()
                 );
+                if let Ok(mut lines) = SUMMARIES.lock() {
+                    lines.push(line);
+                }
             });
             dir
         });
