@@ -4,11 +4,11 @@
 //! per legal language, >100,000 report chunks, 10,500 articles) once, and the `release` size
 //! once, scaled by ANSER_BENCH_RELEASE_SCALE (default 0.02; 1 is the full release: minutes and
 //! several GB, see scripts/release-bench.sh). divan prints the wall times (fastest, slowest,
-//! median, mean); each size also prints its bytes written, tasks and corpus rows once. Run with
-//! `cargo bench -p anser-samples --bench generate`; time only `small` with
+//! median, mean); after the table, each size prints its bytes written, tasks and corpus rows.
+//! Run with `cargo bench -p anser-samples --bench generate`; time only `small` with
 //! `cargo bench -p anser-samples --bench generate -- small`.
 
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 
 use anser_samples::{SampleOptions, Size, generate};
 use divan::Bencher;
@@ -16,11 +16,17 @@ use divan::Bencher;
 /// Release fraction timed when ANSER_BENCH_RELEASE_SCALE is not set.
 const DEFAULT_RELEASE_SCALE: f64 = 0.02;
 
+/// One line per size, printed after divan's table (printing inside it would break the table).
+static SUMMARIES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
 fn main() {
     divan::main();
+    for line in SUMMARIES.lock().map(|l| l.clone()).unwrap_or_default() {
+        println!("{line}");
+    }
 }
 
-/// Times `generate` for `size` (scaled by `fraction`) with seeds 100, 101, …, and prints the
+/// Times `generate` for `size` (scaled by `fraction`) with seeds 100, 101, …, and notes the
 /// first sample's size.
 fn bench_size(bencher: Bencher, size: Size, fraction: f64, printed: &Once) {
     let mut seed = 100;
@@ -33,12 +39,15 @@ fn bench_size(bencher: Bencher, size: Size, fraction: f64, printed: &Once) {
             let options = SampleOptions { seed, size, fraction, ..Default::default() };
             let s = generate(&options, &dir.path().join("sample")).expect("generate");
             printed.call_once(|| {
-                println!(
+                let line = format!(
                     "generate {size:<7} (scale {fraction}): {:.1} MiB, {} tasks, {} corpus rows",
                     s.total_bytes() as f64 / (1024.0 * 1024.0),
                     s.task_count(),
                     s.corpus_rows.values().sum::<u64>()
                 );
+                if let Ok(mut lines) = SUMMARIES.lock() {
+                    lines.push(line);
+                }
             });
             dir
         });
