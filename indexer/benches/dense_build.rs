@@ -6,7 +6,7 @@
 //! The corpus is synthetic (`ANSER_BENCH_UNITS` rules, default 2,560, written to a temporary
 //! folder), batches are `DEFAULT_EMBED_BATCH` units, vectors have 64 dimensions. Set
 //! `ANSER_BENCH_CORPUS_ROOT` and `ANSER_BENCH_ROUTE` to build a real route instead (for example a
-//! release-size sample).
+//! release-size sample), and `ANSER_BENCH_CONCURRENCY` (default `1,2,4,8`) to pick the levels.
 //!
 //! Run: `cargo bench -p anser-indexer --bench dense_build`
 
@@ -125,7 +125,12 @@ fn main() {
     println!("| concurrency | units | batches | embedding s | batches/s | speed-up | whole build s |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");
     let (mut base, mut total) = (None, 0usize);
-    for concurrency in [1, 2, 4, 8] {
+    let levels: Vec<usize> = std::env::var("ANSER_BENCH_CONCURRENCY")
+        .unwrap_or_else(|_| "1,2,4,8".into())
+        .split(',')
+        .map(|v| v.trim().parse().expect("ANSER_BENCH_CONCURRENCY is a comma-separated list of numbers"))
+        .collect();
+    for &concurrency in &levels {
         let idx = tmp.path().join(format!("c{concurrency}"));
         let e = recording(&server, None);
         let t0 = Instant::now();
