@@ -15,8 +15,8 @@
 pub mod boundary;
 mod check;
 mod error;
-mod exclusion;
 mod evidence;
+mod exclusion;
 mod group;
 mod manifest;
 mod route;
@@ -29,8 +29,8 @@ pub use check::{
     check_corpus, check_corpus_with, open_sqlite_readonly,
 };
 pub use error::{Error, Result};
-pub use exclusion::follows_visible_parent;
 pub use evidence::{EvidenceFrom, EvidenceIdentity, EvidenceLookup, EvidenceRecords, EvidenceSource, LawItemColumns};
+pub use exclusion::follows_visible_parent;
 pub use group::{Domain, Language, Split, TaskGroup};
 pub use manifest::{
     ColumnSpec, CorpusFormat, DatedField, DatedTable, Dating, EvidenceKind, EvidenceMetric, EvidenceShape, Exclusion,

@@ -102,4 +102,3 @@ pub struct ResultRecord {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
 }
-
