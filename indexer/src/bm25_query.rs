@@ -45,7 +45,7 @@ use tantivy::{
 };
 
 use crate::{
-    bm25::{Bm25Params, Scored},
+    bm25_params::{Bm25Params, Scored},
     bm25_stats::{Block, SegmentStats},
     filter::{UnitAttrs, UnitFilter, UnitSet},
 };

@@ -31,6 +31,7 @@
 
 pub mod analyzer;
 pub mod bm25;
+mod bm25_params;
 pub mod bm25_query;
 mod bm25_stats;
 pub mod checkpoint;
