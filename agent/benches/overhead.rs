@@ -131,19 +131,8 @@ fn main() -> ExitCode {
     let spec: RetrieverSpec = "bm25".parse().expect("retriever spec");
     let searcher = Arc::new(RetrieverSearcher::new(SpecRetriever::new(engine, spec)));
     let method = AgentMethod::new(client, corpus.clone(), Some(searcher), AgentParams::default()).expect("agent");
-    let config = RunConfig {
-        run_name: RunName::new("overhead").expect("run name"),
-        output_dir: tmp.path().join("runs"),
-        tasks: bench.tasks().to_vec(),
-        concurrency: 1,
-        resume: false,
-        retry_failed: true,
-        deadline: None,
-        quiet: true,
-        settings: BTreeMap::new(),
-        inputs: Vec::new(),
-        extra_metadata: BTreeMap::new(),
-    };
+    let config =
+        RunConfig::new(RunName::new("overhead").expect("run name"), tmp.path().join("runs"), bench.tasks().to_vec());
     let summary = run(&config, Arc::new(method)).expect("run finishes");
     let ok = summary.by_status.get("ok").copied().unwrap_or(0);
     println!(

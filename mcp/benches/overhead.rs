@@ -23,7 +23,6 @@
 mod scripted_from_gold;
 
 use std::{
-    collections::BTreeMap,
     sync::Arc,
     time::{Duration, Instant},
 };
@@ -118,19 +117,7 @@ async fn over_mcp<H: rmcp::ClientHandler>(
 }
 
 fn coordinator(out: &std::path::Path, name: &str, tasks: &[PublicTask], corpus: &std::path::Path) -> Arc<Coordinator> {
-    let config = RunConfig {
-        run_name: RunName::new(name).expect("name"),
-        output_dir: out.to_path_buf(),
-        tasks: tasks.to_vec(),
-        concurrency: 1,
-        resume: false,
-        retry_failed: true,
-        deadline: None,
-        quiet: true,
-        settings: BTreeMap::new(),
-        inputs: Vec::new(),
-        extra_metadata: BTreeMap::new(),
-    };
+    let config = RunConfig::new(RunName::new(name).expect("name"), out.to_path_buf(), tasks.to_vec());
     Coordinator::open(&config, corpus.to_path_buf(), None, AgentParams::default()).expect("coordinator")
 }
 

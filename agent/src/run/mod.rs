@@ -79,6 +79,27 @@ pub struct RunConfig {
     pub extra_metadata: BTreeMap<String, Value>,
 }
 
+impl RunConfig {
+    /// A fresh run of `tasks` into `output_dir/<run_name>`: one task at a time, no deadline,
+    /// no progress bar, nothing recorded for `--resume` to compare. Change fields with struct
+    /// update syntax (`RunConfig { concurrency: 4, ..RunConfig::new(..) }`).
+    pub fn new(run_name: RunName, output_dir: PathBuf, tasks: Vec<PublicTask>) -> Self {
+        Self {
+            run_name,
+            output_dir,
+            tasks,
+            concurrency: 1,
+            resume: false,
+            retry_failed: true,
+            deadline: None,
+            quiet: true,
+            settings: BTreeMap::new(),
+            inputs: Vec::new(),
+            extra_metadata: BTreeMap::new(),
+        }
+    }
+}
+
 /// `metadata.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Metadata {

@@ -4,7 +4,6 @@
 //! 1.x context was found, but it is being shutdown").
 
 use std::{
-    collections::BTreeMap,
     path::Path,
     sync::{
         Arc,
@@ -84,17 +83,8 @@ fn ctrl_c_during_a_blocking_call_unwinds_without_a_panic() {
     let tasks = anser_manifest::load_public_tasks(&examples).expect("examples load");
     let tmp = tempfile::tempdir().expect("tempdir");
     let config = RunConfig {
-        run_name: RunName::new("interrupted").expect("name"),
-        output_dir: tmp.path().to_path_buf(),
-        tasks: tasks.clone(),
         concurrency: 3,
-        resume: false,
-        retry_failed: true,
-        deadline: None,
-        quiet: true,
-        settings: BTreeMap::new(),
-        inputs: Vec::new(),
-        extra_metadata: BTreeMap::new(),
+        ..RunConfig::new(RunName::new("interrupted").expect("name"), tmp.path().to_path_buf(), tasks.clone())
     };
     let endings = Arc::new(Endings::default());
     let solver = Arc::new(SlowRetrieval { endings: endings.clone(), started: AtomicUsize::new(0) });

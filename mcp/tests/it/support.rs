@@ -48,17 +48,9 @@ pub fn sql_tasks(n: usize) -> Vec<PublicTask> {
 /// A coordinator serving `tasks` into `out/NAME`.
 pub fn coordinator(out: &Path, name: &str, tasks: Vec<PublicTask>, resume: bool) -> Arc<Coordinator> {
     let config = RunConfig {
-        run_name: RunName::new(name).expect("run name"),
-        output_dir: out.to_path_buf(),
-        tasks,
-        concurrency: 1,
         resume,
-        retry_failed: true,
-        deadline: None,
-        quiet: true,
         settings: BTreeMap::from([("method".to_string(), json!("mcp"))]),
-        inputs: Vec::new(),
-        extra_metadata: BTreeMap::new(),
+        ..RunConfig::new(RunName::new(name).expect("run name"), out.to_path_buf(), tasks)
     };
     Coordinator::open(&config, sample().2.clone(), None, AgentParams::default()).expect("coordinator opens")
 }
