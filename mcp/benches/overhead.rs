@@ -28,7 +28,7 @@ use std::{
 };
 
 use anser_agent::{
-    method::{AgentParams, SchemaCache, ToolBox},
+    method::{AgentParams, ToolEnv},
     run::{RunConfig, TaskTrace},
 };
 use anser_gold::Benchmark;
@@ -72,13 +72,11 @@ fn mcp_name_and_args(name: &str, args: &Value) -> (String, Value) {
 
 /// Per-call times of the built-in path, in script order.
 fn builtin(tasks: &[PublicTask], bench: &Benchmark, corpus: &std::path::Path) -> Vec<(String, Duration)> {
-    let cache: Arc<SchemaCache> = Arc::default();
-    let params = AgentParams::default();
+    let env = ToolEnv::new(corpus.to_path_buf(), None, AgentParams::default());
     let mut out = Vec::new();
     for task in tasks {
         let mut trace = TaskTrace::new(&task.id);
-        let mut tools = ToolBox::for_task(corpus, task, None, &params, cache.clone(), Instant::now(), &mut trace)
-            .expect("tools open");
+        let mut tools = env.toolbox(task, Instant::now(), &mut trace).expect("tools open");
         for (i, (name, args)) in steps(task, bench).into_iter().enumerate() {
             let call = ToolCall::new(format!("c{i}"), name.clone(), args.to_string());
             let t = Instant::now();

@@ -14,7 +14,7 @@ use std::{
 };
 
 use anser_agent::{
-    method::{AgentParams, SchemaCache, Searcher, ToolBox},
+    method::{AgentParams, Searcher, ToolBox, ToolEnv},
     run::{ResultRecord, RunConfig, RunWriter, TaskTrace},
 };
 use anser_manifest::PublicTask;
@@ -28,10 +28,8 @@ pub const METHOD: &str = "mcp";
 /// Shared state of all sessions of one server.
 #[derive(Debug)]
 pub struct Coordinator {
-    corpus_root: PathBuf,
-    searcher: Option<Arc<dyn Searcher>>,
-    params: AgentParams,
-    schema_cache: Arc<SchemaCache>,
+    /// What every session's tool boxes are built from.
+    env: ToolEnv,
     tasks: Vec<PublicTask>,
     run_dir: PathBuf,
     state: Mutex<State>,
@@ -55,10 +53,7 @@ impl Coordinator {
         let writer = RunWriter::open(config)?;
         let run_dir = writer.dir().to_path_buf();
         Ok(Arc::new(Coordinator {
-            corpus_root,
-            searcher,
-            params,
-            schema_cache: Arc::default(),
+            env: ToolEnv::new(corpus_root, searcher, params),
             tasks: config.tasks.clone(),
             run_dir,
             state: Mutex::new(State { writer, claimed: HashSet::new() }),
@@ -110,19 +105,11 @@ impl Coordinator {
 
     /// The task's tools, bound to it (its route, boundary and contract).
     pub(crate) fn toolbox(&self, task: &PublicTask, started: Instant, trace: &mut TaskTrace) -> Result<ToolBox> {
-        Ok(ToolBox::for_task(
-            &self.corpus_root,
-            task,
-            self.searcher.clone(),
-            &self.params,
-            self.schema_cache.clone(),
-            started,
-            trace,
-        )?)
+        Ok(self.env.toolbox(task, started, trace)?)
     }
 
     pub(crate) fn params(&self) -> &AgentParams {
-        &self.params
+        self.env.params()
     }
 
     /// Rewrite `results.json` from the journal.

@@ -26,7 +26,7 @@ use futures_util::{FutureExt, future::BoxFuture};
 use serde_json::{Value, json};
 
 use super::{
-    Solved, Solver, add_usage,
+    SchemaCache, Solved, Solver, ToolEnv, add_usage,
     output::{AnswerContract, extract_answer},
     search::Searcher,
 };
@@ -103,17 +103,9 @@ impl AgentParams {
 #[derive(Debug)]
 pub struct AgentMethod {
     client: Client,
-    corpus_root: PathBuf,
-    searcher: Option<Arc<dyn Searcher>>,
-    params: AgentParams,
-    /// `schema` tool messages per (route, boundary): the report reads every table's sample values,
-    /// which is most of the agent's non-LLM time, and it is the same for every task that sees the
-    /// same rows.
-    schema_cache: Arc<SchemaCache>,
+    /// Corpus root, retriever, parameters and the run's `schema` message cache.
+    env: ToolEnv,
 }
-
-/// `schema` tool messages per (route, boundary), shared by the tool boxes of one run.
-pub type SchemaCache = std::sync::Mutex<std::collections::HashMap<String, String>>;
 
 impl AgentMethod {
     pub fn new(
@@ -123,7 +115,7 @@ impl AgentMethod {
         params: AgentParams,
     ) -> Result<AgentMethod> {
         params.validate()?;
-        Ok(AgentMethod { client, corpus_root, searcher, params, schema_cache: Arc::default() })
+        Ok(AgentMethod { client, env: ToolEnv::new(corpus_root, searcher, params) })
     }
 }
 
@@ -254,10 +246,10 @@ pub enum ToolOutcome {
 }
 
 impl ToolBox {
-    /// The tools of `task`: opens its guarded database on a SQLite route (recorded as the
+    /// The tools of `task` (built through [`ToolEnv::toolbox`]): opens its guarded database on a SQLite route (recorded as the
     /// `open_corpus` trace event) with statements bounded by the task's deadline, counted from
     /// `started`.
-    pub fn for_task(
+    pub(super) fn for_task(
         corpus_root: &std::path::Path,
         task: &PublicTask,
         searcher: Option<Arc<dyn Searcher>>,
@@ -525,15 +517,7 @@ impl ToolBox {
 impl AgentMethod {
     async fn solve_task(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
         let started = Instant::now();
-        let mut state = match ToolBox::for_task(
-            &self.corpus_root,
-            task,
-            self.searcher.clone(),
-            &self.params,
-            self.schema_cache.clone(),
-            started,
-            trace,
-        ) {
+        let mut state = match self.env.toolbox(task, started, trace) {
             Ok(state) => state,
             Err(e) => return Solved::failed(GenerationStatus::ToolError, Vec::new(), e.to_string(), None),
         };
@@ -545,15 +529,15 @@ impl AgentMethod {
         ];
         let mut usage: Option<Usage> = None;
         let mut errors = Vec::new();
-        for step in 0..self.params.max_steps {
+        for step in 0..self.env.params().max_steps {
             if self.out_of_budget(started, usage.as_ref()) {
                 trace.note("budget", json!({"step": step, "reason": "forced final answer"}));
                 break;
             }
             let request = ChatRequest::new(messages.clone())
                 .with_tools(tool_defs.clone(), Some(ToolChoice::Auto))
-                .with_temperature(self.params.temperature)
-                .with_max_tokens(self.params.max_tokens_per_call);
+                .with_temperature(self.env.params().temperature)
+                .with_max_tokens(self.env.params().max_tokens_per_call);
             let response = match self.call(&request, step, trace, &mut usage).await {
                 Ok(r) => r,
                 Err(e) => return failed_after(errors, GenerationStatus::RequestError, state.seen_evidence, e, usage),
@@ -588,20 +572,20 @@ impl AgentMethod {
             "The budget is exhausted. Reply now with one JSON object {\"answer\": ..., \"evidence\": [...]} and nothing else.",
         ));
         let request = ChatRequest::new(messages)
-            .with_temperature(self.params.temperature)
-            .with_max_tokens(self.params.max_tokens_per_call);
-        match self.call(&request, self.params.max_steps, trace, &mut usage).await {
+            .with_temperature(self.env.params().temperature)
+            .with_max_tokens(self.env.params().max_tokens_per_call);
+        match self.call(&request, self.env.params().max_steps, trace, &mut usage).await {
             Ok(r) => self.final_from_text(task, &state, r.text(), usage, errors),
             Err(e) => failed_after(errors, GenerationStatus::RequestError, state.seen_evidence, e, usage),
         }
     }
 
     fn out_of_budget(&self, started: Instant, usage: Option<&Usage>) -> bool {
-        let tokens = usage.is_some_and(|u| u.total_tokens >= self.params.max_task_tokens);
-        let time = self
-            .params
+        let params = self.env.params();
+        let tokens = usage.is_some_and(|u| u.total_tokens >= params.max_task_tokens);
+        let time = params
             .deadline
-            .is_some_and(|d| started.elapsed().as_secs_f64() >= d.as_secs_f64() * (1.0 - self.params.force_fraction));
+            .is_some_and(|d| started.elapsed().as_secs_f64() >= d.as_secs_f64() * (1.0 - params.force_fraction));
         tokens || time
     }
 

@@ -11,13 +11,15 @@ pub mod prompt;
 pub mod rag;
 pub mod record;
 mod search;
+mod tool_env;
 mod vanilla;
 
-pub use agent_loop::{AgentMethod, AgentParams, SchemaCache, ToolBox, ToolOutcome, tool_definitions};
+pub use agent_loop::{AgentMethod, AgentParams, ToolBox, ToolOutcome, tool_definitions};
 use anser_llm::Usage;
 pub use offline::Offline;
 pub use rag::Rag;
 pub use search::{RetrieverSearcher, SearchHit, Searcher, evidence_of};
+pub use tool_env::{SchemaCache, ToolEnv};
 pub use vanilla::Vanilla;
 
 pub use crate::solver::{Solved, Solver};
