@@ -41,16 +41,33 @@ impl std::fmt::Display for Pooling {
     }
 }
 
-/// Parameters of an [`crate::Encoder`].
-#[derive(Debug, Clone)]
+/// Largest accepted intra-op thread count in all.
+pub const MAX_THREADS: usize = 1024;
+
+/// Parameters of an [`crate::Encoder`], valid by construction: built from an
+/// [`EncoderConfigBuilder`] (ranges on its fields' docs); read through the getters.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncoderConfig {
+    ort_library: Option<PathBuf>,
+    max_length: usize,
+    batch_size: usize,
+    threads: usize,
+    sessions: usize,
+    pooling: Option<Pooling>,
+    normalize: Option<bool>,
+}
+
+/// The unchecked parameters of an encoder; [`EncoderConfigBuilder::build`] checks them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncoderConfigBuilder {
     /// ONNX Runtime library; `None` reads `ORT_DYLIB_PATH`.
     pub ort_library: Option<PathBuf>,
     /// Maximum tokens per text (≥ 2, for the special tokens); see [`DEFAULT_MAX_LENGTH`].
     pub max_length: usize,
     /// Texts per ONNX Runtime call (≥ 1); see [`DEFAULT_BATCH_SIZE`].
     pub batch_size: usize,
-    /// Intra-op threads in all, shared out between the sessions; see [`DEFAULT_THREADS`].
+    /// Intra-op threads in all (≤ [`MAX_THREADS`]), shared out between the sessions; see
+    /// [`DEFAULT_THREADS`].
     pub threads: usize,
     /// Sessions running batches in parallel, in [1, [`MAX_SESSIONS`]]; see [`DEFAULT_SESSIONS`].
     pub sessions: usize,
@@ -60,7 +77,7 @@ pub struct EncoderConfig {
     pub normalize: Option<bool>,
 }
 
-impl Default for EncoderConfig {
+impl Default for EncoderConfigBuilder {
     fn default() -> Self {
         Self {
             ort_library: None,
@@ -74,22 +91,86 @@ impl Default for EncoderConfig {
     }
 }
 
-impl EncoderConfig {
-    /// Check the ranges.
-    pub fn validate(&self) -> Result<()> {
+impl EncoderConfigBuilder {
+    /// The parameters, when every field is in its range (the error names the field and range).
+    pub fn build(self) -> Result<EncoderConfig> {
         if self.max_length < 2 {
             return Err(Error::Param(format!("max_length {} must be at least 2", self.max_length)));
         }
         if self.batch_size == 0 {
             return Err(Error::Param("batch_size must be at least 1".into()));
         }
-        if self.threads > 1024 {
-            return Err(Error::Param(format!("threads {} is not a plausible thread count", self.threads)));
+        if self.threads > MAX_THREADS {
+            return Err(Error::Param(format!("threads {} must be at most {MAX_THREADS}", self.threads)));
         }
         if !(1..=MAX_SESSIONS).contains(&self.sessions) {
             return Err(Error::Param(format!("sessions {} must be in [1, {MAX_SESSIONS}]", self.sessions)));
         }
-        Ok(())
+        Ok(self.assemble())
+    }
+
+    fn assemble(self) -> EncoderConfig {
+        let EncoderConfigBuilder { ort_library, max_length, batch_size, threads, sessions, pooling, normalize } = self;
+        EncoderConfig { ort_library, max_length, batch_size, threads, sessions, pooling, normalize }
+    }
+}
+
+impl Default for EncoderConfig {
+    fn default() -> Self {
+        EncoderConfigBuilder::default().assemble()
+    }
+}
+
+impl EncoderConfig {
+    /// A builder holding these parameters, to change some of them.
+    pub fn to_builder(&self) -> EncoderConfigBuilder {
+        let EncoderConfig { ort_library, max_length, batch_size, threads, sessions, pooling, normalize } = self.clone();
+        EncoderConfigBuilder { ort_library, max_length, batch_size, threads, sessions, pooling, normalize }
+    }
+
+    /// ONNX Runtime library; `None` reads `ORT_DYLIB_PATH`.
+    pub fn ort_library(&self) -> Option<&Path> {
+        self.ort_library.as_deref()
+    }
+
+    /// Maximum tokens per text (before clamping to the model's positions).
+    pub fn max_length(&self) -> usize {
+        self.max_length
+    }
+
+    /// Texts per ONNX Runtime call.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    /// Intra-op threads in all; 0 lets ONNX Runtime choose.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Sessions running batches in parallel.
+    pub fn sessions(&self) -> usize {
+        self.sessions
+    }
+
+    /// The pooling override.
+    pub fn pooling(&self) -> Option<Pooling> {
+        self.pooling
+    }
+
+    /// The normalisation override.
+    pub fn normalize(&self) -> Option<bool> {
+        self.normalize
+    }
+
+    /// Intra-op threads of session `i`: `threads` shared out as evenly as possible (the first
+    /// `threads % sessions` sessions get one more), at least 1; 0 (ONNX Runtime chooses) when
+    /// `threads` is 0.
+    pub fn session_threads(&self, i: usize) -> usize {
+        match self.threads {
+            0 => 0,
+            t => (t / self.sessions + usize::from(i < t % self.sessions)).max(1),
+        }
     }
 }
 
@@ -161,15 +242,41 @@ mod tests {
     #[test]
     fn defaults_are_documented_values() {
         let c = EncoderConfig::default();
-        assert_eq!((c.max_length, c.batch_size, c.threads, c.sessions), (512, 32, 0, 1));
-        assert!(c.validate().is_ok());
+        assert_eq!((c.max_length(), c.batch_size(), c.threads(), c.sessions()), (512, 32, 0, 1));
+        assert_eq!((c.ort_library(), c.pooling(), c.normalize()), (None, None, None));
+        assert_eq!(EncoderConfigBuilder::default().build().expect("defaults are valid"), c);
+        assert_eq!(c.to_builder(), EncoderConfigBuilder::default());
     }
 
     #[test]
     fn bad_params_are_rejected() {
-        assert!(EncoderConfig { max_length: 1, ..Default::default() }.validate().is_err());
-        assert!(EncoderConfig { batch_size: 0, ..Default::default() }.validate().is_err());
-        assert!(EncoderConfig { sessions: 0, ..Default::default() }.validate().is_err());
+        let b = EncoderConfigBuilder::default;
+        for (bad, says) in [
+            (EncoderConfigBuilder { max_length: 1, ..b() }, "max_length 1 must be at least 2"),
+            (EncoderConfigBuilder { batch_size: 0, ..b() }, "batch_size must be at least 1"),
+            (EncoderConfigBuilder { threads: 1025, ..b() }, "threads 1025 must be at most 1024"),
+            (EncoderConfigBuilder { sessions: 0, ..b() }, "sessions 0 must be in [1, 64]"),
+            (EncoderConfigBuilder { sessions: 65, ..b() }, "sessions 65 must be in [1, 64]"),
+        ] {
+            let msg = bad.build().expect_err("out of range").to_string();
+            assert!(msg.contains(says), "{msg}");
+        }
+        let edge = EncoderConfigBuilder { max_length: 2, batch_size: 1, threads: 1024, sessions: 64, ..b() };
+        assert_eq!(edge.clone().build().expect("bounds are valid").to_builder(), edge);
+    }
+
+    #[test]
+    fn threads_are_shared_out_between_sessions() {
+        let c = |threads, sessions| {
+            EncoderConfigBuilder { threads, sessions, ..EncoderConfigBuilder::default() }.build().expect("valid")
+        };
+        let split = |c: &EncoderConfig| (0..c.sessions()).map(|i| c.session_threads(i)).collect::<Vec<_>>();
+        // 7 threads over 3 sessions: 7 / 3 = 2 each, the first 7 % 3 = 1 session one more.
+        assert_eq!(split(&c(7, 3)), [3, 2, 2]);
+        assert_eq!(split(&c(8, 2)), [4, 4]);
+        // Fewer threads than sessions: never 0 (which would mean "ONNX Runtime chooses").
+        assert_eq!(split(&c(2, 4)), [1, 1, 1, 1]);
+        assert_eq!(split(&c(0, 3)), [0, 0, 0]);
     }
 
     #[test]

@@ -80,7 +80,6 @@ pub struct Encoder {
 impl Encoder {
     /// Open a model directory (`model.onnx` + `tokenizer.json` [+ `config.json`]).
     pub fn open(dir: impl AsRef<Path>, config: &EncoderConfig) -> Result<Encoder> {
-        config.validate()?;
         let dir = dir.as_ref().to_path_buf();
         let model_path = dir.join("model.onnx");
         let tokenizer_path = dir.join("tokenizer.json");
@@ -96,7 +95,7 @@ impl Encoder {
             }
         }
         let settings = dir_settings(&dir)?;
-        let max_length = settings.max_positions.map_or(config.max_length, |m| config.max_length.min(m));
+        let max_length = settings.max_positions.map_or(config.max_length(), |m| config.max_length().min(m));
 
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| Error::Model {
             path: tokenizer_path.clone(),
@@ -108,16 +107,9 @@ impl Encoder {
             .map_err(|e| Error::Model { path: tokenizer_path.clone(), message: format!("truncation: {e}") })?;
         let pad_id = tokenizer.token_to_id("[PAD]").or_else(|| tokenizer.token_to_id("<pad>")).unwrap_or(0);
 
-        let env = environment(config.ort_library.as_deref())?;
-        let sessions = (0..config.sessions)
-            .map(|i| {
-                // `threads` in all, shared out; 0 lets ONNX Runtime choose for each session.
-                let threads = match config.threads {
-                    0 => 0,
-                    t => (t / config.sessions + usize::from(i < t % config.sessions)).max(1),
-                };
-                open_session(env, &model_path, threads)
-            })
+        let env = environment(config.ort_library())?;
+        let sessions = (0..config.sessions())
+            .map(|i| open_session(env, &model_path, config.session_threads(i)))
             .collect::<Result<Vec<Session>>>()?;
         let session = &sessions[0];
         let input_names: Vec<String> = session.inputs().iter().map(|i| i.name().to_string()).collect();
@@ -153,14 +145,14 @@ impl Encoder {
             dir,
             dim,
             max_length,
-            pooling: config.pooling.or(settings.pooling).unwrap_or(Pooling::Mean),
-            normalize: config.normalize.unwrap_or(settings.normalize),
+            pooling: config.pooling().or(settings.pooling).unwrap_or(Pooling::Mean),
+            normalize: config.normalize().unwrap_or(settings.normalize),
         };
         Ok(Encoder {
             sessions: sessions.into_iter().map(Mutex::new).collect(),
             tokenizer,
             info,
-            batch_size: config.batch_size,
+            batch_size: config.batch_size(),
             input_names,
             output_name,
             pad_id,

@@ -16,7 +16,7 @@
 //! ```no_run
 //! use anser_encoder::{Encoder, EncoderConfig};
 //! # fn main() -> anser_encoder::Result<()> {
-//! // The ONNX Runtime library comes from EncoderConfig::ort_library or ORT_DYLIB_PATH.
+//! // The ONNX Runtime library comes from EncoderConfigBuilder::ort_library or ORT_DYLIB_PATH.
 //! let encoder = Encoder::open("../shared/models/m3e-small", &EncoderConfig::default())?;
 //! let vectors = encoder.embed(&["机器学习", "machine learning"])?;
 //! assert_eq!(vectors[0].len(), encoder.info().dim);
@@ -33,7 +33,8 @@ mod pooling;
 mod runtime;
 
 pub use config::{
-    DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_SESSIONS, DEFAULT_THREADS, EncoderConfig, MAX_SESSIONS, ModelInfo,
+    DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_SESSIONS, DEFAULT_THREADS, EncoderConfig, EncoderConfigBuilder, MAX_SESSIONS,
+    MAX_THREADS, ModelInfo,
     Pooling,
 };
 pub use encoder::{Encoder, TokenOutput};

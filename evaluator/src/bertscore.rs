@@ -21,7 +21,7 @@
 use std::path::Path;
 
 #[cfg(feature = "bertscore")]
-use anser_encoder::{Encoder, EncoderConfig, TokenOutput};
+use anser_encoder::{Encoder, EncoderConfigBuilder, TokenOutput};
 
 #[cfg(feature = "bertscore")]
 use crate::{Error, Result};
@@ -81,7 +81,9 @@ impl BertScorer {
 
     /// Load `dir` with an explicit ONNX Runtime library (`None`: `ORT_DYLIB_PATH`).
     pub fn load_with_library(dir: &Path, ort_library: Option<&Path>) -> Result<BertScorer> {
-        let config = EncoderConfig { ort_library: ort_library.map(Path::to_path_buf), ..EncoderConfig::default() };
+        let config = EncoderConfigBuilder { ort_library: ort_library.map(Path::to_path_buf), ..Default::default() }
+            .build()
+            .map_err(|e| Error::BertScore(e.to_string()))?;
         let encoder = Encoder::open(dir, &config).map_err(|e| Error::BertScore(e.to_string()))?;
         Ok(BertScorer { encoder })
     }

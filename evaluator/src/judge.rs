@@ -11,7 +11,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anser_llm::{ChatRequest, Client, ClientOptions, EndpointConfig, Message, ResponseFormat, RetryPolicy};
+use anser_llm::{ChatRequest, Client, ClientOptions, EndpointConfig, Message, ResponseFormat, RetryPolicy, RetryPolicyBuilder};
 use futures_util::{StreamExt, stream};
 use sha2::{Digest, Sha256};
 
@@ -33,25 +33,40 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 /// Backoff before retry n is min(30 s, 2^(n-1) s) unless the server sends Retry-After.
 pub const DEFAULT_MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// How the judge runs.
+/// How the judge runs, valid by construction: built from a [`JudgeSettingsBuilder`] (ranges on
+/// its fields' docs); read through the getters.
 #[derive(Debug, Clone)]
 pub struct JudgeSettings {
+    endpoint: Option<EndpointConfig>,
+    model: String,
+    concurrency: usize,
+    cache: Option<PathBuf>,
+    /// `retries + 1` attempts, backoff `min(30 s, 2^(n-1) s)`, no jitter, the per-call timeout.
+    retry: RetryPolicy,
+}
+
+/// The unchecked judge settings; [`JudgeSettingsBuilder::build`] checks them.
+#[derive(Debug, Clone)]
+pub struct JudgeSettingsBuilder {
     /// Endpoint (base URL, key, model); `None` when no key is configured — every judged task
     /// is then `unavailable`, as in the official evaluator.
     pub endpoint: Option<EndpointConfig>,
     /// The model name written to `model_for_llm_judge` (also when `endpoint` is `None`).
     pub model: String,
+    /// Concurrent judge calls, ≥ 1 (`--judge-concurrency`).
     pub concurrency: usize,
+    /// Retries after the first attempt (`--llm-retries`).
     pub retries: u32,
+    /// Per-call timeout, > 0 (`--llm-timeout`).
     pub timeout: Duration,
     /// JSONL cache file; `None` disables the cache.
     pub cache: Option<PathBuf>,
 }
 
-impl JudgeSettings {
-    /// Settings with the official defaults for `endpoint`.
+impl JudgeSettingsBuilder {
+    /// The official defaults for `endpoint`, no cache.
     pub fn new(endpoint: Option<EndpointConfig>, model: impl Into<String>) -> Self {
-        JudgeSettings {
+        JudgeSettingsBuilder {
             endpoint,
             model: model.into(),
             concurrency: DEFAULT_CONCURRENCY,
@@ -61,26 +76,76 @@ impl JudgeSettings {
         }
     }
 
-    pub fn validate(&self) -> Result<()> {
+    /// The settings, when every field is in its range (the error names the flag).
+    pub fn build(self) -> Result<JudgeSettings> {
         if self.concurrency == 0 {
             return Err(Error::Options("--judge-concurrency must be at least 1".into()));
         }
         if self.timeout.is_zero() {
-            return Err(Error::Options("the judge timeout must be greater than zero".into()));
+            return Err(Error::Options("--llm-timeout (the judge timeout) must be greater than zero".into()));
         }
-        Ok(())
-    }
-
-    fn retry_policy(&self) -> RetryPolicy {
-        RetryPolicy {
-            max_attempts: self.retries + 1,
+        let retry = RetryPolicyBuilder {
+            max_attempts: self.retries.saturating_add(1),
             initial_backoff: Duration::from_secs(1),
             multiplier: 2.0,
             max_backoff: DEFAULT_MAX_BACKOFF,
             jitter: 0.0,
             timeout: self.timeout,
-            ..RetryPolicy::default()
+            ..RetryPolicyBuilder::default()
         }
+        .build()
+        .map_err(|e| Error::Options(format!("judge retries: {e}")))?;
+        let JudgeSettingsBuilder { endpoint, model, concurrency, cache, .. } = self;
+        Ok(JudgeSettings { endpoint, model, concurrency, cache, retry })
+    }
+}
+
+impl JudgeSettings {
+    /// A builder holding these settings, to change some of them.
+    pub fn to_builder(&self) -> JudgeSettingsBuilder {
+        JudgeSettingsBuilder {
+            endpoint: self.endpoint.clone(),
+            model: self.model.clone(),
+            concurrency: self.concurrency,
+            retries: self.retries(),
+            timeout: self.timeout(),
+            cache: self.cache.clone(),
+        }
+    }
+
+    /// The endpoint; `None`: every judged task is `unavailable`.
+    pub fn endpoint(&self) -> Option<&EndpointConfig> {
+        self.endpoint.as_ref()
+    }
+
+    /// The model name written to `model_for_llm_judge`.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Concurrent judge calls.
+    pub fn concurrency(&self) -> usize {
+        self.concurrency
+    }
+
+    /// Retries after the first attempt.
+    pub fn retries(&self) -> u32 {
+        self.retry.max_attempts() - 1
+    }
+
+    /// Per-call timeout.
+    pub fn timeout(&self) -> Duration {
+        self.retry.timeout()
+    }
+
+    /// The JSONL cache file, if any.
+    pub fn cache(&self) -> Option<&Path> {
+        self.cache.as_deref()
+    }
+
+    /// The client's retry policy.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.retry
     }
 }
 
@@ -262,7 +327,6 @@ impl JudgeCache {
 
 /// Score every request: cache first, then concurrent calls. Results are in request order.
 pub fn judge_all(settings: &JudgeSettings, requests: &[JudgeRequest]) -> Result<(Vec<JudgeResult>, JudgeOverhead)> {
-    settings.validate()?;
     let started = Instant::now();
     let mut overhead = JudgeOverhead { requests: requests.len(), ..JudgeOverhead::default() };
     let Some(endpoint) = &settings.endpoint else {
@@ -283,7 +347,7 @@ pub fn judge_all(settings: &JudgeSettings, requests: &[JudgeRequest]) -> Result<
     overhead.cached = results.iter().filter(|r| r.is_some()).count();
     let todo: Vec<usize> = (0..requests.len()).filter(|&i| results[i].is_none()).collect();
     if !todo.is_empty() {
-        let client = Client::new(endpoint.clone(), ClientOptions { retry: settings.retry_policy(), cache: None })
+        let client = Client::new(endpoint.clone(), ClientOptions { retry: settings.retry.clone(), cache: None })
             .map_err(|e| Error::Judge(e.to_string()))?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -381,6 +445,32 @@ async fn call(client: &Client, prompt: &str) -> Call {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn judge_settings_are_valid_by_construction() {
+        let s = JudgeSettingsBuilder::new(None, "judge").build().expect("defaults are valid");
+        assert_eq!((s.model(), s.concurrency(), s.retries(), s.timeout()), ("judge", 8, 4, Duration::from_secs(120)));
+        assert!(s.endpoint().is_none() && s.cache().is_none());
+        // 4 retries: 5 attempts; waits 1, 2, 4, 8, 16 s, then capped at 30 s; no jitter.
+        let p = s.retry_policy();
+        assert_eq!((p.max_attempts(), p.jitter(), p.timeout()), (5, 0.0, Duration::from_secs(120)));
+        let waits: Vec<f64> = (1..=6).map(|r| p.backoff(r).as_secs_f64()).collect();
+        assert_eq!(waits, [1.0, 2.0, 4.0, 8.0, 16.0, 30.0]);
+        let b = || JudgeSettingsBuilder::new(None, "judge");
+        let edge = JudgeSettingsBuilder { concurrency: 1, retries: 0, timeout: Duration::from_millis(1), ..b() };
+        let edge = edge.build().expect("bounds are valid");
+        assert_eq!((edge.concurrency(), edge.retries(), edge.retry_policy().max_attempts()), (1, 0, 1));
+        assert_eq!(edge.to_builder().build().expect("round trip").timeout(), Duration::from_millis(1));
+        let most = JudgeSettingsBuilder { retries: u32::MAX, ..b() }.build().expect("saturates");
+        assert_eq!(most.retry_policy().max_attempts(), u32::MAX);
+        for (bad, says) in [
+            (JudgeSettingsBuilder { concurrency: 0, ..b() }, "--judge-concurrency must be at least 1"),
+            (JudgeSettingsBuilder { timeout: Duration::ZERO, ..b() }, "--llm-timeout"),
+        ] {
+            let msg = bad.build().expect_err("out of range").to_string();
+            assert!(msg.contains(says), "{msg}");
+        }
+    }
 
     #[test]
     fn replies_parse_and_clamp_like_python() {

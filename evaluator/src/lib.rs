@@ -42,7 +42,7 @@ pub use crate::bertscore::BertScorer;
 pub use crate::{
     bertscore::BertScoreOverhead,
     error::{Error, Result},
-    judge::{JudgeOverhead, JudgeSettings},
+    judge::{JudgeOverhead, JudgeSettings, JudgeSettingsBuilder},
     prompts::{JudgeTemplate, Prompts},
     report::{Detail, Efficiency, FileReport, GroupReport, LatencyStat, Metric, MetricSummary, Stat},
 };
@@ -326,7 +326,7 @@ fn evaluate_sources(
         ),
         JudgeMode::Call(settings) => {
             let (results, overhead) = judge::judge_all(settings, &requests)?;
-            (Some(settings.model.clone()), results, overhead)
+            (Some(settings.model().to_string()), results, overhead)
         }
     };
     for ((slot, _), result) in judge_queue.iter().zip(judged) {

@@ -120,7 +120,7 @@ fn main() {
         }
     };
     let server =
-        MockServer::start(MockConfig { delay: DELAY, record_requests: false, ..MockConfig::default() }).expect("mock");
+        MockServer::start(MockConfig::default().with_delay(DELAY).with_record_requests(false)).expect("mock");
     println!("{route}, mock /embeddings answering after {} ms, batch {DEFAULT_EMBED_BATCH}", DELAY.as_millis());
     println!("| concurrency | units | batches | embedding s | batches/s | speed-up | whole build s |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");

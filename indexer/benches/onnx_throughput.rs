@@ -14,7 +14,7 @@
 
 use std::{path::Path, process::Command, time::Instant};
 
-use anser_encoder::{Encoder, EncoderConfig, cosine};
+use anser_encoder::{Encoder, EncoderConfigBuilder, cosine};
 use anser_indexer::{Chunking, corpus_file, units::read_units};
 use anser_manifest::Route;
 
@@ -107,7 +107,9 @@ fn main() {
     let encoders: Vec<(usize, Encoder)> = session_counts
         .iter()
         .map(|&sessions| {
-            let cfg = EncoderConfig { batch_size: batch, threads, sessions, ..EncoderConfig::default() };
+            let cfg = EncoderConfigBuilder { batch_size: batch, threads, sessions, ..EncoderConfigBuilder::default() }
+                .build()
+                .expect("valid encoder config");
             (sessions, Encoder::open(&model, &cfg).expect("m3e-small"))
         })
         .collect();

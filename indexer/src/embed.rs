@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anser_encoder::{Encoder, EncoderConfig, l2_normalize};
+use anser_encoder::{Encoder, EncoderConfig, EncoderConfigBuilder, l2_normalize};
 use anser_llm::{BlockingClient, ClientOptions, EMBEDDING, EmbeddingRequest, EndpointConfig, Overrides, Settings};
 
 use crate::{Error, Result};
@@ -48,7 +48,7 @@ pub struct OnnxEmbedder {
 impl OnnxEmbedder {
     /// Open an encoder directory (see anser-encoder). `threads` = 0 lets ONNX Runtime choose.
     pub fn open(dir: &Path, threads: usize) -> Result<Self> {
-        Self::with_config(dir, &EncoderConfig { threads, ..EncoderConfig::default() })
+        Self::with_config(dir, &EncoderConfigBuilder { threads, ..EncoderConfigBuilder::default() }.build()?)
     }
 
     /// Open an encoder directory with explicit encoder parameters (threads, parallel sessions,

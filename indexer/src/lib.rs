@@ -50,7 +50,7 @@ pub mod vectors;
 
 pub use analyzer::{Analyzer, Tokens};
 /// Encoder parameters for [`OnnxEmbedder::with_config`].
-pub use anser_encoder::{DEFAULT_SESSIONS as DEFAULT_ONNX_SESSIONS, EncoderConfig};
+pub use anser_encoder::{DEFAULT_SESSIONS as DEFAULT_ONNX_SESSIONS, EncoderConfig, EncoderConfigBuilder};
 pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Idf, Scored};
 pub use bm25_query::{Bm25Query, PruneStats};
 pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};

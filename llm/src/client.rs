@@ -41,20 +41,19 @@ struct Posted {
 }
 
 impl Client {
-    /// A client for `endpoint`; validates the retry policy. Loopback endpoints bypass any
+    /// A client for `endpoint` (its retry policy is valid by construction). Loopback endpoints bypass any
     /// system proxy.
     pub fn new(endpoint: EndpointConfig, options: ClientOptions) -> Result<Self> {
-        options.retry.validate()?;
         let mut builder = reqwest::Client::builder()
             .user_agent(concat!("anser-llm/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(options.retry.timeout.min(Duration::from_secs(30)))
-            .timeout(options.retry.timeout);
+            .connect_timeout(options.retry.timeout().min(Duration::from_secs(30)))
+            .timeout(options.retry.timeout());
         if is_loopback(&endpoint.base_url) {
             builder = builder.no_proxy();
         }
         let http =
             builder.build().map_err(|e| Error::Setup(format!("cannot build the HTTP client: {}", describe(&e))))?;
-        let rng = Mutex::new(JitterRng::new(options.retry.seed));
+        let rng = Mutex::new(JitterRng::new(options.retry.seed()));
         Ok(Self { endpoint, options, http, rng })
     }
 
@@ -216,7 +215,7 @@ impl Client {
         let policy = &self.options.retry;
         let mut attempts: Vec<Attempt> = Vec::new();
         let mut last = String::new();
-        for n in 1..=policy.max_attempts {
+        for n in 1..=policy.max_attempts() {
             let t0 = Instant::now();
             let mut req =
                 self.http.post(&url).header(reqwest::header::CONTENT_TYPE, "application/json").body(payload.clone());
@@ -263,7 +262,7 @@ impl Client {
             }
             attempt.latency_ms = ms(t0);
             last = attempt.error.clone().unwrap_or_default();
-            if n < policy.max_attempts {
+            if n < policy.max_attempts() {
                 let wait = {
                     let mut rng = self.rng.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
                     policy.wait(n, retry_after, &mut rng)
@@ -282,7 +281,7 @@ impl Client {
 
     fn describe_send(&self, e: &reqwest::Error) -> String {
         if e.is_timeout() {
-            format!("timed out after {:.1} s", self.options.retry.timeout.as_secs_f64())
+            format!("timed out after {:.1} s", self.options.retry.timeout().as_secs_f64())
         } else {
             describe(e)
         }

@@ -41,7 +41,7 @@
 //!
 //! # Retries
 //!
-//! [`RetryPolicy`] (validated; `DEFAULT_*` consts in [`retry`]): statuses 408/409/425/429/5xx,
+//! [`RetryPolicy`] (valid by construction from a [`RetryPolicyBuilder`]; `DEFAULT_*` consts in [`retry`]): statuses 408/409/425/429/5xx,
 //! transport errors, timeouts, cut-off and non-JSON bodies are retried up to `max_attempts`
 //! in total with capped exponential backoff and seeded jitter, or after `Retry-After` (seconds
 //! or HTTP date, capped); other statuses fail at once. Every attempt (status, error, latency,
@@ -82,5 +82,5 @@ pub use config::{
 };
 pub use embed::{DEFAULT_EMBED_BATCH_SIZE, EmbeddingOutcome, EmbeddingRequest};
 pub use error::{Error, Result};
-pub use retry::{Attempt, RetryPolicy};
+pub use retry::{Attempt, RetryPolicy, RetryPolicyBuilder};
 pub use usage::{Usage, estimate_tokens, is_cjk};

@@ -44,22 +44,22 @@ pub const DEFAULT_MOCK_EMBEDDING_DIM: usize = 16;
 /// Model name reported by `GET /v1/models`.
 pub const DEFAULT_MOCK_MODEL: &str = "mock-llm";
 
-/// Behaviour of a mock server.
+/// Behaviour of a mock server, valid by construction: start from [`MockConfig::default`],
+/// [`MockConfig::instant`] or [`MockConfig::server`] and change it with the `with_*` methods
+/// (the ones whose value has a bound check it).
 #[derive(Debug, Clone)]
 pub struct MockConfig {
     /// Wait before answering any request (faults included).
-    pub delay: Duration,
+    delay: Duration,
     /// Vector length for embeddings requests without `dimensions`, ≥ 1.
-    pub embedding_dim: usize,
-    /// Whether responses carry a `usage` object (computed with [`estimate_tokens`]); turn it off
-    /// to exercise the client's estimation.
-    pub report_usage: bool,
+    embedding_dim: usize,
+    /// Whether responses carry a `usage` object (computed with [`estimate_tokens`]).
+    report_usage: bool,
     /// Random faults, applied before any script.
-    pub faults: Option<FaultInjection>,
-    pub model: String,
-    /// Keep every request for [`MockServer::requests`] (tests). Off for a long-running server,
-    /// whose record would grow without bound.
-    pub record_requests: bool,
+    faults: Option<FaultInjection>,
+    model: String,
+    /// Keep every request for [`MockServer::requests`].
+    record_requests: bool,
 }
 
 impl Default for MockConfig {
@@ -86,28 +86,68 @@ impl MockConfig {
         Self { record_requests: false, ..Self::default() }
     }
 
-    pub fn validate(&self) -> Result<()> {
-        if self.embedding_dim == 0 {
+    /// Wait `delay` before answering any request (faults included).
+    pub fn with_delay(self, delay: Duration) -> Self {
+        Self { delay, ..self }
+    }
+
+    /// Vector length for embeddings requests without `dimensions`; at least 1.
+    pub fn with_embedding_dim(self, embedding_dim: usize) -> Result<Self> {
+        if embedding_dim == 0 {
             return Err(Error::InvalidSetting {
                 field: "mock embedding_dim".into(),
                 message: "must be at least 1".into(),
             });
         }
-        if let Some(f) = &self.faults {
-            if !(0.0..=1.0).contains(&f.rate) {
-                return Err(Error::InvalidSetting {
-                    field: "mock fault rate".into(),
-                    message: format!("must be in [0, 1], got {}", f.rate),
-                });
-            }
-            if f.kinds.is_empty() && f.rate > 0.0 {
-                return Err(Error::InvalidSetting {
-                    field: "mock fault kinds".into(),
-                    message: "list at least one fault".into(),
-                });
-            }
+        Ok(Self { embedding_dim, ..self })
+    }
+
+    /// Whether responses carry a `usage` object; turn it off to exercise the client's estimation.
+    pub fn with_report_usage(self, report_usage: bool) -> Self {
+        Self { report_usage, ..self }
+    }
+
+    /// Random faults, applied before any script (checked as [`FaultInjection::validate`]).
+    pub fn with_faults(self, faults: Option<FaultInjection>) -> Result<Self> {
+        if let Some(f) = &faults {
+            f.validate()?;
         }
-        Ok(())
+        Ok(Self { faults, ..self })
+    }
+
+    /// The model name reported by `GET /v1/models` and used when a request names none.
+    pub fn with_model(self, model: impl Into<String>) -> Self {
+        Self { model: model.into(), ..self }
+    }
+
+    /// Keep every request for [`MockServer::requests`] (tests). Off for a long-running server,
+    /// whose record would grow without bound.
+    pub fn with_record_requests(self, record_requests: bool) -> Self {
+        Self { record_requests, ..self }
+    }
+
+    pub fn delay(&self) -> Duration {
+        self.delay
+    }
+
+    pub fn embedding_dim(&self) -> usize {
+        self.embedding_dim
+    }
+
+    pub fn report_usage(&self) -> bool {
+        self.report_usage
+    }
+
+    pub fn faults(&self) -> Option<&FaultInjection> {
+        self.faults.as_ref()
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    pub fn record_requests(&self) -> bool {
+        self.record_requests
     }
 }
 
@@ -122,6 +162,23 @@ pub struct FaultInjection {
 }
 
 impl FaultInjection {
+    /// `rate` in [0, 1]; at least one fault kind when `rate` > 0.
+    pub fn validate(&self) -> Result<()> {
+        if !(0.0..=1.0).contains(&self.rate) {
+            return Err(Error::InvalidSetting {
+                field: "mock fault rate".into(),
+                message: format!("must be in [0, 1], got {}", self.rate),
+            });
+        }
+        if self.kinds.is_empty() && self.rate > 0.0 {
+            return Err(Error::InvalidSetting {
+                field: "mock fault kinds".into(),
+                message: "list at least one fault".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// The usual mix of transient faults: 500, 503, 429 (Retry-After 0), a cut-off body and a
     /// non-JSON body.
     pub fn transient(rate: f64, seed: u64) -> Self {
@@ -341,7 +398,6 @@ impl MockServer {
 
     /// Starts on `port` of 127.0.0.1 (0 = ephemeral).
     pub fn start_on(port: u16, config: MockConfig) -> Result<Self> {
-        config.validate()?;
         let seed = config.faults.as_ref().map_or(0, |f| f.seed);
         let shared = Arc::new(Shared {
             faults: Mutex::new(config.faults.clone()),
@@ -437,7 +493,9 @@ impl MockServer {
     /// Replace the random fault injection from now on (`None` stops it); the generator restarts
     /// from the new seed. An invalid injection is a setting error and changes nothing.
     pub fn set_faults(&self, faults: Option<FaultInjection>) -> Result<()> {
-        MockConfig { faults: faults.clone(), ..self.shared.config.clone() }.validate()?;
+        if let Some(f) = &faults {
+            f.validate()?;
+        }
         *lock(&self.shared.rng) = JitterRng::new(faults.as_ref().map_or(0, |f| f.seed));
         *lock(&self.shared.faults) = faults;
         Ok(())

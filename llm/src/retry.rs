@@ -34,26 +34,43 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Seed of the jitter generator.
 pub const DEFAULT_SEED: u64 = 0x5EED_A115;
 
-/// Retry behaviour of a client. Build with `RetryPolicy::default()` and adjust fields, then
-/// [`RetryPolicy::validate`] (the client validates it too).
+/// Retry behaviour of a client, valid by construction: built from a [`RetryPolicyBuilder`]
+/// (bounds on its fields' docs; deserialising checks them too); read through the getters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RetryPolicyBuilder")]
 pub struct RetryPolicy {
+    max_attempts: u32,
+    initial_backoff: Duration,
+    multiplier: f64,
+    max_backoff: Duration,
+    jitter: f64,
+    max_retry_after: Duration,
+    timeout: Duration,
+    seed: u64,
+}
+
+/// The unchecked retry behaviour; [`RetryPolicyBuilder::build`] checks it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RetryPolicyBuilder {
     /// Attempts per call including the first, ≥ 1.
     pub max_attempts: u32,
+    /// Wait before the first retry, before jitter.
     pub initial_backoff: Duration,
-    /// ≥ 1.
+    /// Growth of the wait per retry, ≥ 1.
     pub multiplier: f64,
-    /// ≥ `initial_backoff`.
+    /// Longest computed wait, ≥ `initial_backoff`.
     pub max_backoff: Duration,
-    /// In `[0, 1]`.
+    /// Jitter fraction, in `[0, 1]`.
     pub jitter: f64,
+    /// Longest `Retry-After` honoured.
     pub max_retry_after: Duration,
     /// Per-attempt timeout, > 0.
     pub timeout: Duration,
+    /// Seed of the jitter generator.
     pub seed: u64,
 }
 
-impl Default for RetryPolicy {
+impl Default for RetryPolicyBuilder {
     fn default() -> Self {
         Self {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
@@ -68,9 +85,16 @@ impl Default for RetryPolicy {
     }
 }
 
-impl RetryPolicy {
-    /// Checks the bounds documented on each field.
-    pub fn validate(&self) -> Result<()> {
+impl TryFrom<RetryPolicyBuilder> for RetryPolicy {
+    type Error = Error;
+    fn try_from(b: RetryPolicyBuilder) -> Result<Self> {
+        b.build()
+    }
+}
+
+impl RetryPolicyBuilder {
+    /// The policy, when every field is within its bounds (the error names the field).
+    pub fn build(self) -> Result<RetryPolicy> {
         let bad =
             |field: &str, message: String| Err(Error::InvalidSetting { field: format!("retry {field}"), message });
         if self.max_attempts == 0 {
@@ -91,7 +115,93 @@ impl RetryPolicy {
         if self.timeout.is_zero() {
             return bad("timeout", "must be greater than zero".into());
         }
-        Ok(())
+        Ok(self.assemble())
+    }
+
+    fn assemble(self) -> RetryPolicy {
+        let RetryPolicyBuilder {
+            max_attempts,
+            initial_backoff,
+            multiplier,
+            max_backoff,
+            jitter,
+            max_retry_after,
+            timeout,
+            seed,
+        } = self;
+        RetryPolicy { max_attempts, initial_backoff, multiplier, max_backoff, jitter, max_retry_after, timeout, seed }
+    }
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicyBuilder::default().assemble()
+    }
+}
+
+impl RetryPolicy {
+    /// A builder holding this policy, to change some of it.
+    pub fn to_builder(&self) -> RetryPolicyBuilder {
+        let RetryPolicy {
+            max_attempts,
+            initial_backoff,
+            multiplier,
+            max_backoff,
+            jitter,
+            max_retry_after,
+            timeout,
+            seed,
+        } = self.clone();
+        RetryPolicyBuilder {
+            max_attempts,
+            initial_backoff,
+            multiplier,
+            max_backoff,
+            jitter,
+            max_retry_after,
+            timeout,
+            seed,
+        }
+    }
+
+    /// Attempts per call including the first.
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// Wait before the first retry, before jitter.
+    pub fn initial_backoff(&self) -> Duration {
+        self.initial_backoff
+    }
+
+    /// Growth of the wait per retry.
+    pub fn multiplier(&self) -> f64 {
+        self.multiplier
+    }
+
+    /// Longest computed wait.
+    pub fn max_backoff(&self) -> Duration {
+        self.max_backoff
+    }
+
+    /// Jitter fraction.
+    pub fn jitter(&self) -> f64 {
+        self.jitter
+    }
+
+    /// Longest `Retry-After` honoured.
+    pub fn max_retry_after(&self) -> Duration {
+        self.max_retry_after
+    }
+
+    /// Per-attempt timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Seed of the jitter generator.
+    pub fn seed(&self) -> u64 {
+        self.seed
     }
 
     /// Wait before retry number `retry` (1 = the first retry), before jitter:
@@ -172,7 +282,7 @@ mod tests {
     #[test]
     fn defaults_validate_and_backoff_matches_hand_computed_values() {
         let p = RetryPolicy::default();
-        p.validate().expect("defaults are valid");
+        assert_eq!(RetryPolicyBuilder::default().build().expect("defaults are valid"), p);
         // 1 s, 2 s, 4 s, 8 s, 16 s, then capped at 30 s.
         let secs: Vec<f64> = (1..=7).map(|r| p.backoff(r).as_secs_f64()).collect();
         assert_eq!(secs, vec![1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]);
@@ -191,13 +301,15 @@ mod tests {
             let full = p.backoff(retry);
             assert!(wa <= full && wa >= full.mul_f64(0.5), "{wa:?} outside [{:?}, {full:?}]", full.mul_f64(0.5));
         }
-        let no_jitter = RetryPolicy { jitter: 0.0, ..RetryPolicy::default() };
+        let no_jitter = RetryPolicyBuilder { jitter: 0.0, ..RetryPolicyBuilder::default() }.build().expect("valid");
         assert_eq!(no_jitter.wait(2, None, &mut a), Duration::from_secs(2));
     }
 
     #[test]
     fn retry_after_wins_and_is_capped() {
-        let p = RetryPolicy { max_retry_after: Duration::from_secs(10), ..RetryPolicy::default() };
+        let p = RetryPolicyBuilder { max_retry_after: Duration::from_secs(10), ..RetryPolicyBuilder::default() }
+            .build()
+            .expect("valid");
         let mut rng = JitterRng::new(1);
         assert_eq!(p.wait(1, Some(Duration::from_secs(3)), &mut rng), Duration::from_secs(3));
         assert_eq!(p.wait(1, Some(Duration::from_secs(99)), &mut rng), Duration::from_secs(10));
@@ -226,11 +338,36 @@ mod tests {
 
     #[test]
     fn invalid_policies_are_rejected() {
-        let base = RetryPolicy::default();
-        assert!(RetryPolicy { max_attempts: 0, ..base.clone() }.validate().is_err());
-        assert!(RetryPolicy { multiplier: 0.5, ..base.clone() }.validate().is_err());
-        assert!(RetryPolicy { jitter: 1.5, ..base.clone() }.validate().is_err());
-        assert!(RetryPolicy { max_backoff: Duration::from_millis(1), ..base.clone() }.validate().is_err());
-        assert!(RetryPolicy { timeout: Duration::ZERO, ..base }.validate().is_err());
+        let base = RetryPolicy::default().to_builder();
+        for (bad, says) in [
+            (RetryPolicyBuilder { max_attempts: 0, ..base.clone() }, "retry max_attempts"),
+            (RetryPolicyBuilder { multiplier: 0.5, ..base.clone() }, "retry multiplier"),
+            (RetryPolicyBuilder { multiplier: f64::INFINITY, ..base.clone() }, "retry multiplier"),
+            (RetryPolicyBuilder { jitter: 1.5, ..base.clone() }, "retry jitter"),
+            (RetryPolicyBuilder { jitter: -0.1, ..base.clone() }, "retry jitter"),
+            (RetryPolicyBuilder { max_backoff: Duration::from_millis(1), ..base.clone() }, "retry max_backoff"),
+            (RetryPolicyBuilder { timeout: Duration::ZERO, ..base.clone() }, "retry timeout"),
+        ] {
+            let msg = bad.build().expect_err("out of bounds").to_string();
+            assert!(msg.contains(says), "{msg}");
+        }
+        // The bounds themselves are valid: 1 attempt, multiplier 1 (fixed waits), full jitter.
+        let edge = RetryPolicyBuilder {
+            max_attempts: 1,
+            multiplier: 1.0,
+            jitter: 1.0,
+            max_backoff: base.initial_backoff,
+            ..base.clone()
+        };
+        let p = edge.clone().build().expect("bounds are valid");
+        assert_eq!(p.to_builder(), edge);
+        assert_eq!(p.backoff(5), Duration::from_secs(1));
+        // Deserialising checks the same bounds.
+        let json = serde_json::to_value(&p).expect("serialises");
+        assert_eq!(serde_json::from_value::<RetryPolicy>(json.clone()).expect("round trip"), p);
+        let mut broken = json;
+        broken["jitter"] = serde_json::json!(2.0);
+        let err = serde_json::from_value::<RetryPolicy>(broken).expect_err("jitter out of range").to_string();
+        assert!(err.contains("retry jitter"), "{err}");
     }
 }

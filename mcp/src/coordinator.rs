@@ -49,7 +49,6 @@ impl Coordinator {
         searcher: Option<Arc<dyn Searcher>>,
         params: AgentParams,
     ) -> Result<Arc<Coordinator>> {
-        params.validate()?;
         let writer = RunWriter::open(config)?;
         let run_dir = writer.dir().to_path_buf();
         Ok(Arc::new(Coordinator {

@@ -149,7 +149,7 @@ impl McpSession {
             .map_err(|e| error(e.to_string()))?;
         let latency = held.started.elapsed();
         let evidence_count = evidence.len();
-        let solved = match self.coordinator.params().deadline {
+        let solved = match self.coordinator.params().deadline() {
             Some(limit) if latency > limit => {
                 let mut s = Solved::failed(
                     GenerationStatus::Timeout,

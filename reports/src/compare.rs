@@ -101,7 +101,6 @@ pub struct Comparison {
 
 /// Compare `runs`; the baseline is `baseline` (a run name) or the first run.
 pub fn compare(runs: &[RunScores<'_>], baseline: Option<&str>, params: &StatsParams) -> Result<Comparison> {
-    params.validate()?;
     if runs.len() < 2 {
         return Err(Error::Param("compare needs at least two run directories".into()));
     }
@@ -264,7 +263,7 @@ impl Comparison {
 
     /// The comparison as an aligned text table (`markdown = false`) or Markdown tables.
     pub fn render(&self, markdown: bool) -> String {
-        let alpha = self.params.alpha;
+        let alpha = self.params.alpha();
         let mut out = String::new();
         let dropped: Vec<String> = self.dropped.iter().map(|(run, ids)| format!("{run} {}", ids.len())).collect();
         out.push_str(&format!(
@@ -306,10 +305,10 @@ impl Comparison {
             "\ndelta = run − baseline on the tasks both have a value for; 95% CI: paired bootstrap ({} resamples, seed {}); \
              p: paired sign-flip test ({}), Holm-adjusted over each group's metrics; * p < {alpha}, ** p < 0.01, *** p < 0.001; \
              verdict is direction-aware (lower MAE/SMAPE is better).\n",
-            self.params.resamples,
-            self.params.seed,
+            self.params.resamples(),
+            self.params.seed(),
             if self.uses_monte_carlo() {
-                format!("exact up to {} non-zero pairs, else {} random sign vectors", self.params.exact_max_pairs, self.params.permutations)
+                format!("exact up to {} non-zero pairs, else {} random sign vectors", self.params.exact_max_pairs(), self.params.permutations())
             } else {
                 "exact".to_string()
             },

@@ -27,5 +27,5 @@ pub use crate::{
     error::{Error, Result},
     report::{RunReport, TextOptions},
     rundir::{RunData, TaskScores},
-    stats::StatsParams,
+    stats::{StatsParams, StatsParamsBuilder},
 };

@@ -66,7 +66,6 @@ pub struct TextOptions {
 
 /// Build the report of `run`.
 pub fn build(run: &RunData, params: &StatsParams) -> Result<RunReport> {
-    params.validate()?;
     let events = run.trace()?;
     let cost = cost(run, events.as_deref());
     let taxonomy = taxonomy(run);

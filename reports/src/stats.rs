@@ -46,20 +46,38 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 /// accumulated over 2^20 sign flips need a little more).
 const TIE_TOLERANCE: f64 = 1e-9;
 
-/// Resampling parameters.
+/// Resampling parameters, valid by construction: built from a [`StatsParamsBuilder`] (ranges on
+/// its fields' docs); read through the getters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StatsParams {
+    resamples: usize,
+    permutations: usize,
+    exact_max_pairs: usize,
+    seed: u64,
+    confidence: f64,
+    alpha: f64,
+}
+
+/// The unchecked resampling parameters; [`StatsParamsBuilder::build`] checks them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StatsParamsBuilder {
+    /// Bootstrap resamples per confidence interval (≥ [`MIN_RESAMPLES`]; `--resamples`).
     pub resamples: usize,
+    /// Random sign vectors per Monte Carlo permutation test (≥ [`MIN_RESAMPLES`]).
     pub permutations: usize,
+    /// Enumerate all sign vectors up to this many non-zero differences (≤ [`MAX_EXACT_PAIRS`]).
     pub exact_max_pairs: usize,
+    /// Seed of every resampling (`--seed`).
     pub seed: u64,
+    /// Confidence level of the intervals, in (0, 1).
     pub confidence: f64,
+    /// Significance level applied to Holm-adjusted p-values, in (0, 1).
     pub alpha: f64,
 }
 
-impl Default for StatsParams {
+impl Default for StatsParamsBuilder {
     fn default() -> Self {
-        StatsParams {
+        StatsParamsBuilder {
             resamples: DEFAULT_RESAMPLES,
             permutations: DEFAULT_PERMUTATIONS,
             exact_max_pairs: DEFAULT_EXACT_MAX_PAIRS,
@@ -70,9 +88,9 @@ impl Default for StatsParams {
     }
 }
 
-impl StatsParams {
-    /// Check the ranges; the message names the parameter.
-    pub fn validate(&self) -> Result<()> {
+impl StatsParamsBuilder {
+    /// The parameters, when every field is in its range; the message names the parameter.
+    pub fn build(self) -> Result<StatsParams> {
         if self.resamples < MIN_RESAMPLES {
             return Err(Error::Param(format!("resamples must be at least {MIN_RESAMPLES} (got {})", self.resamples)));
         }
@@ -94,7 +112,61 @@ impl StatsParams {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err(Error::Param(format!("alpha must be in (0, 1) (got {})", self.alpha)));
         }
-        Ok(())
+        Ok(self.assemble())
+    }
+
+    fn assemble(self) -> StatsParams {
+        let StatsParamsBuilder { resamples, permutations, exact_max_pairs, seed, confidence, alpha } = self;
+        StatsParams { resamples, permutations, exact_max_pairs, seed, confidence, alpha }
+    }
+}
+
+impl Default for StatsParams {
+    fn default() -> Self {
+        StatsParamsBuilder::default().assemble()
+    }
+}
+
+impl StatsParams {
+    /// A builder holding these parameters, to change some of them.
+    pub fn to_builder(self) -> StatsParamsBuilder {
+        let StatsParams { resamples, permutations, exact_max_pairs, seed, confidence, alpha } = self;
+        StatsParamsBuilder { resamples, permutations, exact_max_pairs, seed, confidence, alpha }
+    }
+
+    /// Bootstrap resamples per confidence interval.
+    pub fn resamples(&self) -> usize {
+        self.resamples
+    }
+
+    /// Random sign vectors per Monte Carlo permutation test.
+    pub fn permutations(&self) -> usize {
+        self.permutations
+    }
+
+    /// Largest count of non-zero differences whose sign vectors are enumerated exactly.
+    pub fn exact_max_pairs(&self) -> usize {
+        self.exact_max_pairs
+    }
+
+    /// Seed of every resampling.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Confidence level of the intervals.
+    pub fn confidence(&self) -> f64 {
+        self.confidence
+    }
+
+    /// Significance level applied to Holm-adjusted p-values.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// The lower tail of a confidence interval, `(1 − confidence) / 2` (its upper tail is `1 −` it).
+    pub fn tail(&self) -> f64 {
+        (1.0 - self.confidence) / 2.0
     }
 
     /// The generator for one named test (`parts` like `[group, metric, run]`).
@@ -139,7 +211,7 @@ pub fn bootstrap_ci(values: &[f64], params: &StatsParams, rng: &mut Rng) -> Opti
         means.push(sum / n as f64);
     }
     means.sort_by(f64::total_cmp);
-    let tail = (1.0 - params.confidence) / 2.0;
+    let tail = params.tail();
     Some((percentile(&means, tail)?, percentile(&means, 1.0 - tail)?))
 }
 
@@ -240,13 +312,28 @@ mod tests {
     #[test]
     fn defaults_are_valid_and_pinned() {
         let p = StatsParams::default();
-        assert!(p.validate().is_ok());
-        assert_eq!((p.resamples, p.permutations, p.exact_max_pairs), (10_000, 10_000, 20));
-        assert_eq!((p.confidence, p.alpha, p.seed), (0.95, 0.05, 20_240_601));
-        let low = StatsParams { resamples: 9_999, ..p };
-        assert!(low.validate().is_err_and(|e| e.to_string().contains("resamples must be at least 10000")));
-        assert!(StatsParams { confidence: 1.0, ..p }.validate().is_err());
-        assert!(StatsParams { exact_max_pairs: 27, ..p }.validate().is_err());
+        assert_eq!(StatsParamsBuilder::default().build().expect("defaults are valid"), p);
+        assert_eq!((p.resamples(), p.permutations(), p.exact_max_pairs()), (10_000, 10_000, 20));
+        assert_eq!((p.confidence(), p.alpha(), p.seed()), (0.95, 0.05, 20_240_601));
+        // (1 − 0.95) / 2 = 0.025 and (1 − 0.9) / 2 = 0.05.
+        assert!((p.tail() - 0.025).abs() < 1e-15);
+        let b = p.to_builder();
+        let ninety = StatsParamsBuilder { confidence: 0.9, ..b }.build().expect("valid");
+        assert!((ninety.tail() - 0.05).abs() < 1e-15);
+        let edge = StatsParamsBuilder { resamples: 10_000, permutations: 10_000, exact_max_pairs: 26, ..b };
+        assert_eq!(edge.build().expect("bounds are valid").exact_max_pairs(), 26);
+        for (bad, says) in [
+            (StatsParamsBuilder { resamples: 9_999, ..b }, "resamples must be at least 10000 (got 9999)"),
+            (StatsParamsBuilder { permutations: 9_999, ..b }, "permutations must be at least 10000 (got 9999)"),
+            (StatsParamsBuilder { exact_max_pairs: 27, ..b }, "exact_max_pairs must be at most 26 (got 27)"),
+            (StatsParamsBuilder { confidence: 1.0, ..b }, "confidence must be in (0, 1) (got 1)"),
+            (StatsParamsBuilder { confidence: 0.0, ..b }, "confidence must be in (0, 1) (got 0)"),
+            (StatsParamsBuilder { confidence: f64::NAN, ..b }, "confidence must be in (0, 1) (got NaN)"),
+            (StatsParamsBuilder { alpha: 0.0, ..b }, "alpha must be in (0, 1) (got 0)"),
+            (StatsParamsBuilder { alpha: 1.0, ..b }, "alpha must be in (0, 1) (got 1)"),
+        ] {
+            assert!(bad.build().is_err_and(|e| e.to_string().contains(says)), "{bad:?}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::{path::PathBuf, process::ExitCode};
 
 use anser_gold::Benchmark;
 use anser_reports::{
-    RunData, RunScores, StatsParams, compare,
+    RunData, RunScores, StatsParamsBuilder, compare,
     html::compare_page,
     stats::{DEFAULT_RESAMPLES, DEFAULT_SEED},
 };
@@ -49,8 +49,9 @@ pub struct CompareArgs {
 }
 
 pub fn run(args: CompareArgs) -> CliResult {
-    let params = StatsParams { resamples: args.resamples, seed: args.seed, ..StatsParams::default() };
-    params.validate().map_err(|e| CliError::user(format!("--resamples: {e}")))?;
+    let params = StatsParamsBuilder { resamples: args.resamples, seed: args.seed, ..StatsParamsBuilder::default() }
+        .build()
+        .map_err(|e| CliError::user(format!("--resamples: {e}")))?;
     let mut runs = Vec::with_capacity(args.runs.len());
     for dir in &args.runs {
         runs.push(RunData::open(dir).map_err(reports_error)?);

@@ -10,7 +10,7 @@ use std::{
 };
 
 use anser_evaluator::{
-    EvalOptions, JudgeMode, JudgeSettings, Profile, ResultsInput, evaluate,
+    EvalOptions, JudgeMode, JudgeSettingsBuilder, Profile, ResultsInput, evaluate,
     judge::{DEFAULT_CONCURRENCY, DEFAULT_RETRIES},
     records::{InputKind, default_output, input_kind, result_files},
     table::{self, Format},
@@ -100,14 +100,15 @@ pub fn run(args: EvalArgs) -> CliResult {
         } else {
             Some(args.judge_cache.clone().unwrap_or_else(|| output.with_file_name("anser_judge_cache.jsonl")))
         };
-        JudgeMode::Call(JudgeSettings {
+        let settings = JudgeSettingsBuilder {
             endpoint,
             model,
             concurrency: args.judge_concurrency,
             retries: args.llm_retries,
             timeout: Duration::from_secs(args.llm_timeout),
             cache,
-        })
+        };
+        JudgeMode::Call(settings.build().map_err(CliError::user)?)
     };
     if profile == Profile::Official && args.bertscore_model.is_some() {
         return Err(CliError::user(

@@ -111,11 +111,13 @@ pub struct IndexArgs {
 fn embedder(args: &IndexArgs) -> Result<Option<Box<dyn Embedder>>, CliError> {
     Ok(match (&args.embedding_model, args.embedding_backend) {
         (Some(dir), None | Some(Backend::Onnx)) => {
-            let config = anser_indexer::EncoderConfig {
+            let config = anser_indexer::EncoderConfigBuilder {
                 threads: args.threads,
                 sessions: args.onnx_sessions,
-                ..anser_indexer::EncoderConfig::default()
-            };
+                ..anser_indexer::EncoderConfigBuilder::default()
+            }
+            .build()
+            .map_err(|e| CliError::user(format!("--threads/--onnx-sessions: {e}")))?;
             Some(Box::new(OnnxEmbedder::with_config(dir, &config).map_err(index_err)?))
         }
         (None, Some(Backend::Onnx)) => {

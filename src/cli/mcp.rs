@@ -12,7 +12,7 @@ use std::{
     sync::Arc,
 };
 
-use anser_agent::{method::AgentParams, run::RunConfig};
+use anser_agent::{method::AgentParamsBuilder, run::RunConfig};
 use anser_manifest::TaskSet;
 use anser_mcp::{Coordinator, SERVER_NAME, SERVER_VERSION, proxy::Proxy, usage::UsageLog};
 use anser_runstore::RunName;
@@ -80,13 +80,13 @@ fn coordinator(target: &RunTargetArgs, transport: &str) -> Result<Arc<Coordinato
     let tasks = target.selection.selection()?.apply(bench.tasks())?;
     let spec = target.retriever.as_deref().unwrap_or(DEFAULT_RETRIEVER);
     let searcher = (spec != "none").then(|| searcher(target, spec, &tasks)).transpose()?;
-    let params = AgentParams { deadline, ..AgentParams::default() };
+    let params = AgentParamsBuilder { deadline, ..AgentParamsBuilder::default() }.build().map_err(agent_error)?;
     let mut settings: BTreeMap<String, Value> = BTreeMap::new();
     settings.insert("method".into(), json!(anser_mcp::METHOD));
     settings.insert("retriever".into(), json!(searcher.as_ref().map(|s| s.spec())));
     settings.insert("deadline_seconds".into(), json!(target.deadline));
-    settings.insert("rows_shown".into(), json!(params.rows_shown));
-    settings.insert("tool_message_chars".into(), json!(params.tool_message_chars));
+    settings.insert("rows_shown".into(), json!(params.rows_shown()));
+    settings.insert("tool_message_chars".into(), json!(params.tool_message_chars()));
     let mut inputs = index_inputs(&target.index_dir, &tasks, searcher.is_some());
     inputs.extend(corpus_inputs(&target.corpus_root, &tasks));
     let mut files: Vec<&str> = tasks.iter().map(|t| t.source_file.as_str()).collect();

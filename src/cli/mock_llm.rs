@@ -39,16 +39,15 @@ pub struct MockLlmArgs {
 
 pub fn run(args: MockLlmArgs) -> CliResult {
     let rules = args.script.as_deref().map(super::mock_script::load).transpose()?.unwrap_or_default();
-    let config = MockConfig {
-        delay: Duration::from_millis(args.delay_ms),
-        embedding_dim: args.embedding_dim,
-        report_usage: !args.no_usage,
-        faults: (args.fault_rate > 0.0).then(|| FaultInjection::transient(args.fault_rate, args.seed)),
-        // A server that runs for hours keeps counters, not a record of every request.
-        ..MockConfig::server()
-    };
-    let server = MockServer::start_on(args.port, config)
-        .map_err(|e| if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) })?;
+    let llm_error = |e: anser_llm::Error| if e.is_user_error() { CliError::user(e) } else { CliError::internal(e) };
+    // A server that runs for hours keeps counters, not a record of every request.
+    let config = MockConfig::server()
+        .with_delay(Duration::from_millis(args.delay_ms))
+        .with_embedding_dim(args.embedding_dim)
+        .and_then(|c| c.with_faults((args.fault_rate > 0.0).then(|| FaultInjection::transient(args.fault_rate, args.seed))))
+        .map_err(llm_error)?
+        .with_report_usage(!args.no_usage);
+    let server = MockServer::start_on(args.port, config).map_err(llm_error)?;
     let scripted = rules.len();
     for rule in rules {
         server.add_rule(rule);

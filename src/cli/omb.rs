@@ -7,8 +7,8 @@ use std::{collections::BTreeMap, path::PathBuf, process::ExitCode, time::Duratio
 
 use anser_llm::{GENERATION, JUDGE, Overrides, Settings};
 use anser_omb::{
-    ChatBackend, Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettings, LlmBackend, Loading, Mode,
-    Report, RetrySchedule, Transport, ValueTable, generate, judge_all, load_generations, load_responses,
+    ChatBackend, Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, LlmBackend, Loading, Mode,
+    Report, RetrySchedule, RetryScheduleBuilder, Transport, ValueTable, generate, judge_all, load_generations, load_responses,
     transport::cleave_think, write_outputs, write_table,
 };
 use anser_runstore::{RunDir, RunName};
@@ -47,22 +47,26 @@ pub struct TransportArgs {
 impl TransportArgs {
     fn schedule(&self) -> Result<RetrySchedule, CliError> {
         let sdk_initial_delay = Duration::from_millis(self.sdk_retry_delay_ms);
-        let schedule = RetrySchedule {
+        RetryScheduleBuilder {
             attempts: self.retries,
             attempt_delay: Duration::from_millis(self.retry_delay_ms),
             sdk_retries: self.sdk_retries,
             sdk_initial_delay,
             sdk_max_delay: anser_omb::transport::DEFAULT_SDK_MAX_DELAY.max(sdk_initial_delay),
             timeout: Duration::from_secs(self.timeout_secs),
-        };
-        schedule.validate().map_err(omb_error)?;
-        Ok(schedule)
+        }
+        .build()
+        .map_err(omb_error)
     }
 
     /// The official harness's path keeps the generic client: `retries - 1` retries, fixed delay.
     fn transport(&self) -> Result<Transport, CliError> {
         let schedule = self.schedule()?;
-        Ok(Transport { retries: schedule.attempts - 1, retry_delay: schedule.attempt_delay, timeout: schedule.timeout })
+        Ok(Transport {
+            retries: schedule.attempts() - 1,
+            retry_delay: schedule.attempt_delay(),
+            timeout: schedule.timeout(),
+        })
     }
 }
 
@@ -268,15 +272,16 @@ fn run_judge(args: JudgeArgs) -> CliResult {
         Overrides { base_url: args.judge_base_url.clone(), api_key: args.judge_api_key.clone(), model: first_model };
     let endpoint = Settings::load().and_then(|s| s.endpoint(&JUDGE, &overrides)).map_err(CliError::user)?;
     let judges = if args.judge_model.is_empty() { vec![endpoint.model.clone()] } else { args.judge_model.clone() };
-    let settings = JudgeSettings {
+    let settings = JudgeSettingsBuilder {
         judges,
         repeats: args.repeats,
         mode,
         concurrency: args.judge_concurrency,
         official_reasks: anser_omb::judge::DEFAULT_OFFICIAL_REASKS,
         reask_delay: Duration::from_millis(args.reask_delay_ms),
-    };
-    settings.validate().map_err(omb_error)?;
+    }
+    .build()
+    .map_err(omb_error)?;
     let backend: Box<dyn ChatBackend> = match mode {
         Mode::Evalscope => Box::new(EvalscopeBackend::new(endpoint, args.transport.schedule()?).map_err(omb_error)?),
         Mode::Official => Box::new(LlmBackend::new(endpoint, args.transport.transport()?).map_err(omb_error)?),

@@ -6,7 +6,7 @@ use std::{path::PathBuf, process::ExitCode};
 
 use anser_gold::Benchmark;
 use anser_reports::{
-    RunData, StatsParams, TextOptions,
+    RunData, StatsParamsBuilder, TextOptions,
     html::run_page,
     report::build,
     stats::{DEFAULT_RESAMPLES, DEFAULT_SEED},
@@ -55,8 +55,9 @@ pub fn reports_error(e: anser_reports::Error) -> CliError {
 }
 
 pub fn run(args: ReportArgs) -> CliResult {
-    let params = StatsParams { resamples: args.resamples, seed: args.seed, ..StatsParams::default() };
-    params.validate().map_err(|e| CliError::user(format!("--resamples: {e}")))?;
+    let params = StatsParamsBuilder { resamples: args.resamples, seed: args.seed, ..StatsParamsBuilder::default() }
+        .build()
+        .map_err(|e| CliError::user(format!("--resamples: {e}")))?;
     let mut run = RunData::open(&args.run).map_err(reports_error)?;
     if run.scores.is_none() {
         if let Some(dir) = &args.benchmark_dir {

@@ -3,11 +3,11 @@
 use std::{collections::BTreeMap, path::PathBuf, process::ExitCode, sync::Arc, time::Duration};
 
 use anser_agent::{
-    method::{AgentMethod, AgentParams, Offline, Rag, RetrieverSearcher, Searcher, Solver, Vanilla},
+    method::{AgentMethod, AgentParamsBuilder, Offline, Rag, RetrieverSearcher, Searcher, Solver, Vanilla},
     run::{RESULTS_FILE, RunConfig, RunSummary, run},
 };
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
-use anser_llm::{CacheMode, Client, ClientOptions, GENERATION, Overrides, ResponseCache, Settings, retry::RetryPolicy};
+use anser_llm::{CacheMode, Client, ClientOptions, GENERATION, Overrides, ResponseCache, Settings, retry::RetryPolicyBuilder};
 use anser_manifest::TaskSet;
 use anser_runstore::RunName;
 use clap::{Args, ValueEnum};
@@ -211,14 +211,16 @@ pub fn run_command(args: RunArgs) -> CliResult {
         }
         MethodName::Agent => {
             let client = llm_client(&args, &mut settings)?;
-            let params = AgentParams {
+            let params = AgentParamsBuilder {
                 max_steps: args.max_steps,
                 max_task_tokens: args.max_task_tokens,
                 max_tokens_per_call: args.max_tokens,
                 temperature: args.temperature,
                 deadline,
-                ..AgentParams::default()
-            };
+                ..AgentParamsBuilder::default()
+            }
+            .build()
+            .map_err(agent_error)?;
             settings.insert("max_steps".into(), json!(args.max_steps));
             settings.insert("max_task_tokens".into(), json!(args.max_task_tokens));
             let method =
@@ -369,11 +371,13 @@ fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<
         Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
     let endpoint = Settings::load().and_then(|s| s.endpoint(&GENERATION, &overrides)).map_err(CliError::user)?;
     settings.insert("generation".into(), serde_json::to_value(endpoint.public()).unwrap_or(Value::Null));
-    let retry = RetryPolicy {
+    let retry = RetryPolicyBuilder {
         max_attempts: args.max_attempts,
         timeout: Duration::from_secs_f64(args.timeout),
-        ..RetryPolicy::default()
-    };
+        ..RetryPolicyBuilder::default()
+    }
+    .build()
+    .map_err(CliError::user)?;
     // The run's own cache lives in its directory, which `run` creates later: the cache creates
     // its folder on the first write.
     let cache_dir = args

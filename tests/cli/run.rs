@@ -88,7 +88,7 @@ fn vanilla_run_writes_results_traces_and_evaluation() {
 
 #[test]
 fn injected_faults_are_recorded_and_bounded() {
-    let config = MockConfig { faults: Some(FaultInjection::transient(0.3, 7)), ..MockConfig::instant() };
+    let config = MockConfig::instant().with_faults(Some(FaultInjection::transient(0.3, 7))).expect("valid mock config");
     let mock = MockServer::start(config).expect("mock starts");
     let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");

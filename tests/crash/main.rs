@@ -63,7 +63,7 @@ fn run(base: &str, out: &Path, resume: bool) -> Command {
 }
 
 fn main() {
-    let config = MockConfig { delay: Duration::from_millis(25), ..MockConfig::instant() };
+    let config = MockConfig::instant().with_delay(Duration::from_millis(25));
     let mock = MockServer::start(config).expect("mock starts");
     let base = mock.base_url();
     // Seeded kill times, so a failing trial can be repeated.

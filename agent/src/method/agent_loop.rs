@@ -53,28 +53,58 @@ pub const DEFAULT_FORCE_FRACTION: f64 = 0.15;
 /// Default number of search hits returned to the model.
 pub const DEFAULT_SEARCH_K: usize = 8;
 
-/// Budgets and limits of the agent.
+/// Default output-token cap per model call.
+pub const DEFAULT_MAX_TOKENS_PER_CALL: u32 = 8192;
+/// Default sampling temperature (greedy).
+pub const DEFAULT_TEMPERATURE: f64 = 0.0;
+/// Fewest characters a tool message may be limited to: the truncation note alone takes ~160.
+pub const MIN_TOOL_MESSAGE_CHARS: usize = 200;
+
+/// Budgets and limits of the agent, valid by construction: built from an [`AgentParamsBuilder`]
+/// (ranges on its fields' docs); read through the getters.
 #[derive(Debug, Clone)]
 pub struct AgentParams {
+    max_steps: usize,
+    max_task_tokens: u64,
+    max_tokens_per_call: u32,
+    temperature: f64,
+    rows_shown: usize,
+    tool_message_chars: usize,
+    force_fraction: f64,
+    deadline: Option<Duration>,
+    sql: SqlParams,
+}
+
+/// The unchecked budgets and limits of the agent; [`AgentParamsBuilder::build`] checks them.
+#[derive(Debug, Clone)]
+pub struct AgentParamsBuilder {
+    /// Model turns per task (≥ 1; `--max-steps`).
     pub max_steps: usize,
+    /// Token budget of one task, all its calls (`--max-task-tokens`).
     pub max_task_tokens: u64,
-    /// Output-token cap per call.
+    /// Output-token cap per call (`--max-tokens`).
     pub max_tokens_per_call: u32,
+    /// Sampling temperature (`--temperature`).
     pub temperature: f64,
+    /// SQL rows shown to the model per result (≥ 1).
     pub rows_shown: usize,
+    /// Most characters of one tool message (≥ [`MIN_TOOL_MESSAGE_CHARS`]).
     pub tool_message_chars: usize,
+    /// Force the final answer when less than this fraction of the deadline remains, in [0, 1).
     pub force_fraction: f64,
+    /// The per-task deadline (`--deadline`); `None`: no time budget.
     pub deadline: Option<Duration>,
+    /// Limits of the SQL tool (valid by construction).
     pub sql: SqlParams,
 }
 
-impl Default for AgentParams {
+impl Default for AgentParamsBuilder {
     fn default() -> Self {
-        AgentParams {
+        AgentParamsBuilder {
             max_steps: DEFAULT_MAX_STEPS,
             max_task_tokens: DEFAULT_MAX_TASK_TOKENS,
-            max_tokens_per_call: 8192,
-            temperature: 0.0,
+            max_tokens_per_call: DEFAULT_MAX_TOKENS_PER_CALL,
+            temperature: DEFAULT_TEMPERATURE,
             rows_shown: DEFAULT_ROWS_SHOWN,
             tool_message_chars: DEFAULT_TOOL_MESSAGE_CHARS,
             force_fraction: DEFAULT_FORCE_FRACTION,
@@ -84,18 +114,118 @@ impl Default for AgentParams {
     }
 }
 
-impl AgentParams {
-    pub fn validate(&self) -> Result<()> {
+impl AgentParamsBuilder {
+    /// The parameters, when every field is in its range (the error names the field).
+    pub fn build(self) -> Result<AgentParams> {
         if self.max_steps == 0 {
             return Err(Error::Param("--max-steps must be at least 1".into()));
         }
-        if self.rows_shown == 0 || self.tool_message_chars < 200 {
-            return Err(Error::Param("rows shown must be ≥ 1 and tool messages ≥ 200 characters".into()));
+        if self.rows_shown == 0 {
+            return Err(Error::Param("rows_shown must be at least 1".into()));
+        }
+        if self.tool_message_chars < MIN_TOOL_MESSAGE_CHARS {
+            return Err(Error::Param(format!(
+                "tool_message_chars {} is below {MIN_TOOL_MESSAGE_CHARS}",
+                self.tool_message_chars
+            )));
         }
         if !(0.0..1.0).contains(&self.force_fraction) {
-            return Err(Error::Param("force fraction must be in [0, 1)".into()));
+            return Err(Error::Param(format!("force_fraction {} must be in [0, 1)", self.force_fraction)));
         }
-        self.sql.validate()
+        Ok(self.assemble())
+    }
+
+    /// The parameters as they are (the defaults, or after [`Self::build`] checked them).
+    fn assemble(self) -> AgentParams {
+        let AgentParamsBuilder {
+            max_steps,
+            max_task_tokens,
+            max_tokens_per_call,
+            temperature,
+            rows_shown,
+            tool_message_chars,
+            force_fraction,
+            deadline,
+            sql,
+        } = self;
+        AgentParams {
+            max_steps,
+            max_task_tokens,
+            max_tokens_per_call,
+            temperature,
+            rows_shown,
+            tool_message_chars,
+            force_fraction,
+            deadline,
+            sql,
+        }
+    }
+}
+
+impl Default for AgentParams {
+    fn default() -> Self {
+        AgentParamsBuilder::default().assemble()
+    }
+}
+
+impl AgentParams {
+    /// A builder holding these parameters, to change some of them.
+    pub fn to_builder(&self) -> AgentParamsBuilder {
+        AgentParamsBuilder {
+            max_steps: self.max_steps,
+            max_task_tokens: self.max_task_tokens,
+            max_tokens_per_call: self.max_tokens_per_call,
+            temperature: self.temperature,
+            rows_shown: self.rows_shown,
+            tool_message_chars: self.tool_message_chars,
+            force_fraction: self.force_fraction,
+            deadline: self.deadline,
+            sql: self.sql,
+        }
+    }
+
+    /// Model turns per task.
+    pub fn max_steps(&self) -> usize {
+        self.max_steps
+    }
+
+    /// Token budget of one task.
+    pub fn max_task_tokens(&self) -> u64 {
+        self.max_task_tokens
+    }
+
+    /// Output-token cap per call.
+    pub fn max_tokens_per_call(&self) -> u32 {
+        self.max_tokens_per_call
+    }
+
+    pub fn temperature(&self) -> f64 {
+        self.temperature
+    }
+
+    /// SQL rows shown to the model per result.
+    pub fn rows_shown(&self) -> usize {
+        self.rows_shown
+    }
+
+    /// Most characters of one tool message.
+    pub fn tool_message_chars(&self) -> usize {
+        self.tool_message_chars
+    }
+
+    /// Fraction of the deadline reserved for the forced final answer.
+    pub fn force_fraction(&self) -> f64 {
+        self.force_fraction
+    }
+
+    /// The per-task deadline.
+    pub fn deadline(&self) -> Option<Duration> {
+        self.deadline
+    }
+
+    /// Limits of the SQL tool.
+    pub fn sql(&self) -> SqlParams {
+        self.sql
     }
 }
 
@@ -114,7 +244,6 @@ impl AgentMethod {
         searcher: Option<Arc<dyn Searcher>>,
         params: AgentParams,
     ) -> Result<AgentMethod> {
-        params.validate()?;
         Ok(AgentMethod { client, env: ToolEnv::new(corpus_root, searcher, params) })
     }
 }
@@ -747,7 +876,34 @@ impl Solver for AgentMethod {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{history_message, is_empty_answer, shown};
+    use super::{AgentParams, AgentParamsBuilder, history_message, is_empty_answer, shown};
+
+    #[test]
+    fn agent_params_are_valid_by_construction() {
+        let p = AgentParams::default();
+        assert_eq!(
+            (p.max_steps(), p.max_task_tokens(), p.max_tokens_per_call(), p.rows_shown(), p.tool_message_chars()),
+            (12, 200_000, 8192, 30, 12_000)
+        );
+        assert_eq!((p.temperature(), p.force_fraction(), p.deadline()), (0.0, 0.15, None));
+        let b = AgentParamsBuilder::default;
+        let built = AgentParamsBuilder { max_steps: 1, force_fraction: 0.0, tool_message_chars: 200, ..b() }
+            .build()
+            .expect("lower bounds are valid");
+        assert_eq!((built.max_steps(), built.force_fraction(), built.tool_message_chars()), (1, 0.0, 200));
+        assert_eq!(built.to_builder().build().expect("round trip").max_steps(), 1);
+        for (bad, says) in [
+            (AgentParamsBuilder { max_steps: 0, ..b() }, "--max-steps must be at least 1"),
+            (AgentParamsBuilder { rows_shown: 0, ..b() }, "rows_shown must be at least 1"),
+            (AgentParamsBuilder { tool_message_chars: 199, ..b() }, "tool_message_chars 199 is below 200"),
+            (AgentParamsBuilder { force_fraction: 1.0, ..b() }, "force_fraction 1 must be in [0, 1)"),
+            (AgentParamsBuilder { force_fraction: -0.1, ..b() }, "force_fraction -0.1 must be in [0, 1)"),
+            (AgentParamsBuilder { force_fraction: f64::NAN, ..b() }, "force_fraction NaN"),
+        ] {
+            let msg = bad.build().expect_err("out of range").to_string();
+            assert!(msg.contains(says), "{msg}");
+        }
+    }
 
     #[test]
     fn history_carries_only_json_object_arguments() {

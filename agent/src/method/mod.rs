@@ -14,7 +14,7 @@ mod search;
 mod tool_env;
 mod vanilla;
 
-pub use agent_loop::{AgentMethod, AgentParams, ToolBox, ToolOutcome, tool_definitions};
+pub use agent_loop::{AgentMethod, AgentParams, AgentParamsBuilder, ToolBox, ToolOutcome, tool_definitions};
 use anser_llm::Usage;
 pub use offline::Offline;
 pub use rag::Rag;

@@ -12,7 +12,7 @@ use anser_agent::{
     tools::{
         boundary::{Boundary, Cutoff},
         compute::stats::SplitMix64,
-        sql::{GuardedDb, SqlParams},
+        sql::{GuardedDb, SqlParamsBuilder},
     },
 };
 use anser_manifest::{Manifest, Route};
@@ -207,7 +207,9 @@ fn a_thousand_hostile_statements_neither_write_nor_escape_nor_overrun() {
         let before = std::fs::read(&path).expect("read");
         let escape = dir.path().join("escape.sqlite");
         let params =
-            SqlParams { time_limit_ms: TIME_LIMIT_MS, max_rows: 1_000, max_cell_chars: 10_000, ..SqlParams::DEFAULT };
+            SqlParamsBuilder { time_limit_ms: TIME_LIMIT_MS, max_rows: 1_000, max_cell_chars: 10_000, ..SqlParamsBuilder::DEFAULT }
+                .build()
+                .expect("valid limits");
         let db = GuardedDb::open(&path, route, boundary, params).expect("opens");
         let templates = templates(route, &escape.display().to_string());
         for i in 0..PER_ROUTE {

@@ -11,7 +11,7 @@ use anser_agent::{
     tools::{
         boundary::{Boundary, Cutoff},
         compute::stats::SplitMix64,
-        sql::{GuardedDb, SqlParams},
+        sql::{GuardedDb, SqlParams, SqlParamsBuilder},
         timed,
     },
 };
@@ -136,7 +136,9 @@ fn refusals_say_why() {
 #[test]
 fn row_cell_and_time_limits_are_reported() {
     let (_dir, path) = fixture(Route::LegalEnCases);
-    let params = SqlParams { time_limit_ms: 100, max_rows: 5, max_cell_chars: 16, ..SqlParams::DEFAULT };
+    let params = SqlParamsBuilder { time_limit_ms: 100, max_rows: 5, max_cell_chars: 16, ..SqlParamsBuilder::DEFAULT }
+        .build()
+        .expect("valid limits");
     let db = GuardedDb::open(&path, Route::LegalEnCases, None, params).expect("opens");
     let r = db.query("SELECT case_id, case_name FROM case_record").expect("runs");
     assert!(r.truncated && r.row_count == 5);
@@ -149,7 +151,6 @@ fn row_cell_and_time_limits_are_reported() {
     assert!(matches!(err, Error::SqlTimeout { limit_ms: 100 }), "{err}");
     assert!(start.elapsed().as_millis() < 1_000, "{:?}", start.elapsed());
     assert_eq!(db.query("SELECT count(*) FROM case_record").expect("works after a timeout").row_count, 1);
-    assert!(SqlParams { time_limit_ms: 0, ..SqlParams::default() }.validate().is_err());
 }
 
 fn predictive_task(query: &str) -> PublicTask {
@@ -241,31 +242,48 @@ fn timed_query(db: &GuardedDb, sql: &str) -> (Result<anser_agent::tools::sql::Sq
 fn the_guard_defaults_are_the_documented_values() {
     let p = SqlParams::default();
     assert_eq!(p, SqlParams::DEFAULT);
+    assert_eq!(p.to_builder(), SqlParamsBuilder::DEFAULT);
+    assert_eq!(SqlParamsBuilder::DEFAULT.build().expect("defaults are valid"), p);
     assert_eq!(
-        (p.time_limit_ms, p.max_rows, p.max_cell_chars, p.max_value_bytes, p.like_pattern_bytes, p.heap_limit_bytes),
+        (
+            p.time_limit_ms(),
+            p.max_rows(),
+            p.max_cell_chars(),
+            p.max_value_bytes(),
+            p.like_pattern_bytes(),
+            p.heap_limit_bytes()
+        ),
         (2_000, 200, 2_000, 8_388_608, 2_000, 536_870_912)
     );
-    assert!(p.validate().is_ok());
-    for bad in [
-        SqlParams { max_value_bytes: 65_535, ..p },
-        SqlParams { max_value_bytes: 268_435_457, ..p },
-        SqlParams { like_pattern_bytes: 15, ..p },
-        SqlParams { like_pattern_bytes: 10_001, ..p },
-        SqlParams { heap_limit_bytes: 16_777_215, ..p },
-        SqlParams { heap_limit_bytes: 68_719_476_737, ..p },
-        SqlParams { max_rows: 0, ..p },
+    let b = SqlParamsBuilder::DEFAULT;
+    for (bad, field) in [
+        (SqlParamsBuilder { time_limit_ms: 0, ..b }, "time_limit_ms 0 is outside 1..=600000"),
+        (SqlParamsBuilder { time_limit_ms: 600_001, ..b }, "time_limit_ms"),
+        (SqlParamsBuilder { max_rows: 0, ..b }, "max_rows 0 is outside"),
+        (SqlParamsBuilder { max_rows: 1_000_001, ..b }, "max_rows"),
+        (SqlParamsBuilder { max_cell_chars: 15, ..b }, "max_cell_chars 15 is below 16"),
+        (SqlParamsBuilder { max_value_bytes: 65_535, ..b }, "max_value_bytes"),
+        (SqlParamsBuilder { max_value_bytes: 268_435_457, ..b }, "max_value_bytes"),
+        (SqlParamsBuilder { like_pattern_bytes: 15, ..b }, "like_pattern_bytes"),
+        (SqlParamsBuilder { like_pattern_bytes: 10_001, ..b }, "like_pattern_bytes"),
+        (SqlParamsBuilder { heap_limit_bytes: 16_777_215, ..b }, "heap_limit_bytes"),
+        (SqlParamsBuilder { heap_limit_bytes: 68_719_476_737, ..b }, "heap_limit_bytes"),
     ] {
-        let msg = bad.validate().expect_err("out of range").to_string();
-        assert!(msg.contains("outside"), "{msg}");
+        let msg = bad.build().expect_err("out of range").to_string();
+        assert!(msg.contains(field), "{msg}");
     }
     for good in [
-        SqlParams { max_value_bytes: 65_536, ..p },
-        SqlParams { max_value_bytes: 268_435_456, ..p },
-        SqlParams { like_pattern_bytes: 16, ..p },
-        SqlParams { heap_limit_bytes: 16_777_216, ..p },
-        SqlParams { heap_limit_bytes: 68_719_476_736, ..p },
+        SqlParamsBuilder { time_limit_ms: 1, ..b },
+        SqlParamsBuilder { time_limit_ms: 600_000, ..b },
+        SqlParamsBuilder { max_rows: 1_000_000, ..b },
+        SqlParamsBuilder { max_cell_chars: 16, ..b },
+        SqlParamsBuilder { max_value_bytes: 65_536, ..b },
+        SqlParamsBuilder { max_value_bytes: 268_435_456, ..b },
+        SqlParamsBuilder { like_pattern_bytes: 16, ..b },
+        SqlParamsBuilder { heap_limit_bytes: 16_777_216, ..b },
+        SqlParamsBuilder { heap_limit_bytes: 68_719_476_736, ..b },
     ] {
-        assert!(good.validate().is_ok(), "{good:?}");
+        assert_eq!(good.build().expect("in range").to_builder(), good);
     }
 }
 
@@ -428,7 +446,7 @@ fn replaced_functions_answer_like_sqlite() {
 #[test]
 fn the_task_deadline_stops_a_running_statement() {
     let (_dir, path) = fixture(Route::LegalEnCases);
-    let params = SqlParams { time_limit_ms: 60_000, ..SqlParams::DEFAULT };
+    let params = SqlParamsBuilder { time_limit_ms: 60_000, ..SqlParamsBuilder::DEFAULT }.build().expect("valid limits");
     let db = GuardedDb::open(&path, Route::LegalEnCases, None, params).expect("opens");
     let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c";
     db.set_task_deadline(Some(Instant::now() + Duration::from_millis(300)));
@@ -453,7 +471,7 @@ fn the_task_deadline_stops_a_running_statement() {
 #[test]
 fn an_interrupt_handle_stops_a_statement_from_another_thread() {
     let (_dir, path) = fixture(Route::LegalEnCases);
-    let params = SqlParams { time_limit_ms: 60_000, ..SqlParams::DEFAULT };
+    let params = SqlParamsBuilder { time_limit_ms: 60_000, ..SqlParamsBuilder::DEFAULT }.build().expect("valid limits");
     let db = GuardedDb::open(&path, Route::LegalEnCases, None, params).expect("opens");
     let handle = db.interrupt_handle();
     let stopper = std::thread::spawn(move || {
@@ -501,7 +519,8 @@ fn huge_sort_child() {
             seen
         })
     };
-    let params = SqlParams { heap_limit_bytes: CHILD_HEAP, ..SqlParams::DEFAULT };
+    let params =
+        SqlParamsBuilder { heap_limit_bytes: CHILD_HEAP, ..SqlParamsBuilder::DEFAULT }.build().expect("valid limits");
     let db = GuardedDb::open(Path::new(&db_path), Route::LegalEnCases, None, params).expect("opens");
     let start = Instant::now();
     let r = db.query(

@@ -12,7 +12,7 @@ use std::{collections::BTreeMap, path::PathBuf, time::Instant};
 
 use anser_llm::{ApiKey, EndpointConfig};
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettings, Mode, Report, RetrySchedule, generate,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, Mode, Report, RetrySchedule, generate,
     judge_all, load_generations, write_outputs,
 };
 use anser_runstore::RunName;
@@ -54,8 +54,9 @@ fn main() {
         .map(|g| (g.id.clone(), g.prediction(Mode::Evalscope)))
         .collect();
     let judge = EvalscopeBackend::new(endpoint("mock-judge"), RetrySchedule::default()).expect("backend");
-    let mut judge_settings = JudgeSettings::new("mock-judge");
-    judge_settings.concurrency = concurrency;
+    let judge_settings = JudgeSettingsBuilder { concurrency, ..JudgeSettingsBuilder::new("mock-judge") }
+        .build()
+        .expect("valid judge settings");
     let cache = JudgeCache::open(&run_dir).expect("cache");
     let run = judge_all(&dataset, &responses, &judge_settings, &judge, &cache).expect("judge");
     let report = Report::new(&dataset, &run, &judge_settings);

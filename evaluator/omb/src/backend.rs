@@ -4,7 +4,7 @@
 
 use std::{sync::Mutex, time::Duration};
 
-use anser_llm::{BlockingClient, ChatRequest, ClientOptions, EndpointConfig, Message, RetryPolicy};
+use anser_llm::{BlockingClient, ChatRequest, ClientOptions, EndpointConfig, Message, RetryPolicyBuilder};
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
@@ -109,15 +109,16 @@ impl LlmBackend {
     /// A backend for `endpoint` with fixed-delay retries (no jitter, no response cache: `omb`
     /// keeps its own judge cache and generation journal).
     pub fn new(endpoint: EndpointConfig, transport: Transport) -> Result<Self> {
-        let retry = RetryPolicy {
-            max_attempts: transport.retries + 1,
+        let retry = RetryPolicyBuilder {
+            max_attempts: transport.retries.saturating_add(1),
             initial_backoff: transport.retry_delay,
             multiplier: 1.0,
             max_backoff: transport.retry_delay,
             jitter: 0.0,
             timeout: transport.timeout,
-            ..RetryPolicy::default()
-        };
+            ..RetryPolicyBuilder::default()
+        }
+        .build()?;
         let options = ClientOptions { retry, cache: None };
         // Build one client now so a bad setting fails before any work starts.
         let first = BlockingClient::new(endpoint.clone(), options.clone())?;

@@ -36,20 +36,36 @@ pub const DEFAULT_OFFICIAL_REASKS: u32 = 8;
 /// Official mode: wait before each re-ask (the harness's `retry_delay`).
 pub const DEFAULT_REASK_DELAY: Duration = Duration::from_secs(10);
 
-/// How to judge.
+/// How to judge, valid by construction: built from a [`JudgeSettingsBuilder`] (or
+/// [`JudgeSettings::new`] for one judge with the defaults); read through the getters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeSettings {
+    judges: Vec<String>,
+    repeats: u32,
+    mode: Mode,
+    concurrency: usize,
+    official_reasks: u32,
+    reask_delay: Duration,
+}
+
+/// The unchecked judge settings; [`JudgeSettingsBuilder::build`] checks them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeSettingsBuilder {
     /// Judge models, equally weighted; the first is the primary (its verdicts are the ones
-    /// written per rubric).
+    /// written per rubric). At least one, none empty, none twice (`--judge-model`).
     pub judges: Vec<String>,
+    /// Requests per response and judge, ≥ 1 (`--repeats`).
     pub repeats: u32,
     pub mode: Mode,
+    /// Concurrent judge requests, ≥ 1 (`--judge-concurrency`).
     pub concurrency: usize,
+    /// Official mode: extra requests when nothing in a reply parses.
     pub official_reasks: u32,
+    /// Official mode: wait before each re-ask.
     pub reask_delay: Duration,
 }
 
-impl JudgeSettings {
+impl JudgeSettingsBuilder {
     /// Defaults for one judge model.
     pub fn new(judge: impl Into<String>) -> Self {
         Self {
@@ -62,8 +78,9 @@ impl JudgeSettings {
         }
     }
 
-    /// At least one judge, no judge twice, repeats ≥ 1, concurrency ≥ 1.
-    pub fn validate(&self) -> Result<()> {
+    /// The settings, when there is at least one judge, no judge twice, repeats ≥ 1 and
+    /// concurrency ≥ 1 (the error names the flag).
+    pub fn build(self) -> Result<JudgeSettings> {
         if self.judges.is_empty() || self.judges.iter().any(|j| j.trim().is_empty()) {
             return Err(Error::Setting("give at least one non-empty --judge-model".into()));
         }
@@ -77,7 +94,44 @@ impl JudgeSettings {
         if self.concurrency == 0 {
             return Err(Error::Setting("--judge-concurrency must be at least 1".into()));
         }
-        Ok(())
+        let JudgeSettingsBuilder { judges, repeats, mode, concurrency, official_reasks, reask_delay } = self;
+        Ok(JudgeSettings { judges, repeats, mode, concurrency, official_reasks, reask_delay })
+    }
+}
+
+impl JudgeSettings {
+    /// The defaults for one judge model (an empty name is refused).
+    pub fn new(judge: impl Into<String>) -> Result<Self> {
+        JudgeSettingsBuilder::new(judge).build()
+    }
+
+    /// Judge models; the first is the primary.
+    pub fn judges(&self) -> &[String] {
+        &self.judges
+    }
+
+    /// Requests per response and judge.
+    pub fn repeats(&self) -> u32 {
+        self.repeats
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Concurrent judge requests.
+    pub fn concurrency(&self) -> usize {
+        self.concurrency
+    }
+
+    /// Official mode: extra requests when nothing in a reply parses.
+    pub fn official_reasks(&self) -> u32 {
+        self.official_reasks
+    }
+
+    /// Official mode: wait before each re-ask.
+    pub fn reask_delay(&self) -> Duration {
+        self.reask_delay
     }
 }
 
@@ -202,7 +256,6 @@ pub fn judge_all(
     backend: &dyn ChatBackend,
     cache: &JudgeCache,
 ) -> Result<JudgeRun> {
-    settings.validate()?;
     let mut jobs = Vec::new();
     for (r, record) in dataset.records.iter().enumerate() {
         if responses.contains_key(&record.id) {

@@ -43,13 +43,13 @@ pub use backend::{
 pub use cache::{CACHE_FILE, CacheEntry, JudgeCache, cache_key};
 pub use error::{Error, Result};
 pub use generate::{GenerateSettings, GenerateSummary, Generation, generate, generation_call, load_generations};
-pub use judge::{JudgeRun, JudgeSettings, JudgeUsage, Observation, SampleResult, SampleStatus, judge_all};
+pub use judge::{JudgeRun, JudgeSettings, JudgeSettingsBuilder, JudgeUsage, Observation, SampleResult, SampleStatus, judge_all};
 pub use record::{Dataset, InvalidRecord, Loading, Record, Rubric, parse_record};
 pub use report::{Report, write_outputs, write_table};
 pub use responses::load_responses;
 pub use score::{PASS_THRESHOLD, SampleScore, score_evalscope, score_official};
 pub use subset::{Category, Subset};
-pub use transport::{EvalscopeBackend, RecordingSleeper, RetrySchedule, Sleeper, ThreadSleeper};
+pub use transport::{EvalscopeBackend, RecordingSleeper, RetrySchedule, RetryScheduleBuilder, Sleeper, ThreadSleeper};
 pub use value::{EconomicValue, TimeBreakdown, ValueTable};
 pub use verdict::{
     ContractError, HIT_STATUSES, Judgment, MISS_STATUSES, Mode, OfficialParse, parse_official, parse_strict,

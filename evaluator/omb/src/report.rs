@@ -95,9 +95,9 @@ impl Report {
             categories,
             subsets,
             judge: JudgeConfigReport {
-                models: settings.judges.clone(),
-                repeats: settings.repeats,
-                mode: settings.mode,
+                models: settings.judges().to_vec(),
+                repeats: settings.repeats(),
+                mode: settings.mode(),
                 prompt_version: PROMPT_VERSION,
                 prompt_sha256: template_sha256(),
                 temperature: JUDGE_TEMPERATURE,

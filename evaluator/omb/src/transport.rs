@@ -56,10 +56,22 @@ const NON_RETRYABLE: [u16; 5] = [400, 401, 403, 404, 422];
 /// Gateway error codes that make a choice-less 200 body non-retryable.
 const NON_RETRYABLE_GATEWAY_CODES: [&str; 6] = ["400", "401", "402", "403", "404", "422"];
 
-/// When and how long to retry.
+/// When and how long to retry, valid by construction: built from a [`RetryScheduleBuilder`]
+/// (bounds on its fields' docs); read through the getters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetrySchedule {
-    /// Attempts in all (EvalScope's `retries`), ≥ 1.
+    attempts: u32,
+    attempt_delay: Duration,
+    sdk_retries: u32,
+    sdk_initial_delay: Duration,
+    sdk_max_delay: Duration,
+    timeout: Duration,
+}
+
+/// The unchecked retry schedule; [`RetryScheduleBuilder::build`] checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryScheduleBuilder {
+    /// Attempts in all (EvalScope's `retries`), ≥ 1 (`--retries`).
     pub attempts: u32,
     /// Wait between attempts.
     pub attempt_delay: Duration,
@@ -67,12 +79,13 @@ pub struct RetrySchedule {
     pub sdk_retries: u32,
     /// First SDK wait; doubles per SDK retry up to `sdk_max_delay`.
     pub sdk_initial_delay: Duration,
+    /// Longest SDK wait, ≥ `sdk_initial_delay`.
     pub sdk_max_delay: Duration,
-    /// Per-request timeout.
+    /// Per-request timeout, > 0 (`--timeout-secs`).
     pub timeout: Duration,
 }
 
-impl Default for RetrySchedule {
+impl Default for RetryScheduleBuilder {
     fn default() -> Self {
         Self {
             attempts: DEFAULT_ATTEMPTS,
@@ -85,9 +98,9 @@ impl Default for RetrySchedule {
     }
 }
 
-impl RetrySchedule {
-    /// `attempts ≥ 1`, `timeout > 0`, `sdk_max_delay ≥ sdk_initial_delay`.
-    pub fn validate(&self) -> Result<()> {
+impl RetryScheduleBuilder {
+    /// The schedule, when `attempts ≥ 1`, `timeout > 0` and `sdk_max_delay ≥ sdk_initial_delay`.
+    pub fn build(self) -> Result<RetrySchedule> {
         if self.attempts == 0 {
             return Err(Error::Setting("--retries (attempts in all) must be at least 1".into()));
         }
@@ -95,9 +108,56 @@ impl RetrySchedule {
             return Err(Error::Setting("--timeout-secs must be at least 1".into()));
         }
         if self.sdk_max_delay < self.sdk_initial_delay {
-            return Err(Error::Setting("the SDK's maximum retry delay is below its initial delay".into()));
+            return Err(Error::Setting(format!(
+                "the SDK's maximum retry delay {:?} is below its initial delay {:?} (--sdk-retry-delay-ms)",
+                self.sdk_max_delay, self.sdk_initial_delay
+            )));
         }
-        Ok(())
+        Ok(self.assemble())
+    }
+
+    fn assemble(self) -> RetrySchedule {
+        let RetryScheduleBuilder { attempts, attempt_delay, sdk_retries, sdk_initial_delay, sdk_max_delay, timeout } =
+            self;
+        RetrySchedule { attempts, attempt_delay, sdk_retries, sdk_initial_delay, sdk_max_delay, timeout }
+    }
+}
+
+impl Default for RetrySchedule {
+    fn default() -> Self {
+        RetryScheduleBuilder::default().assemble()
+    }
+}
+
+impl RetrySchedule {
+    /// Attempts in all.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// Wait between attempts.
+    pub fn attempt_delay(&self) -> Duration {
+        self.attempt_delay
+    }
+
+    /// SDK retries inside each attempt.
+    pub fn sdk_retries(&self) -> u32 {
+        self.sdk_retries
+    }
+
+    /// First SDK wait.
+    pub fn sdk_initial_delay(&self) -> Duration {
+        self.sdk_initial_delay
+    }
+
+    /// Longest SDK wait.
+    pub fn sdk_max_delay(&self) -> Duration {
+        self.sdk_max_delay
+    }
+
+    /// Per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// The SDK's wait before its retry number `n` (0-based): the server's delay when it is in
@@ -439,7 +499,6 @@ impl EvalscopeBackend {
         schedule: RetrySchedule,
         sleeper: Box<dyn Sleeper + Send>,
     ) -> Result<Self> {
-        schedule.validate()?;
         let http = reqwest::Client::builder()
             .timeout(schedule.timeout)
             .connect_timeout(Duration::from_secs(5).min(schedule.timeout))
@@ -567,6 +626,31 @@ mod tests {
             queue.next().unwrap_or_else(|| HttpOutcome::Body(ok.clone()))
         });
         (result, sleeper.waits())
+    }
+
+    #[test]
+    fn retry_schedules_are_valid_by_construction() {
+        let d = RetrySchedule::default();
+        assert_eq!(RetryScheduleBuilder::default().build().expect("defaults are valid"), d);
+        assert_eq!((d.attempts(), d.attempt_delay(), d.sdk_retries()), (5, Duration::from_secs(10), 2));
+        assert_eq!((d.sdk_initial_delay(), d.sdk_max_delay()), (Duration::from_millis(500), Duration::from_secs(8)));
+        assert_eq!(d.timeout(), Duration::from_secs(600));
+        // 0.5 s · 2ⁿ capped at 8 s: 0.5, 1, 2, 4, 8, 8; a Retry-After in (0, 120] s wins.
+        let waits: Vec<f64> = (0..6).map(|n| d.sdk_delay(n, None).as_secs_f64()).collect();
+        assert_eq!(waits, [0.5, 1.0, 2.0, 4.0, 8.0, 8.0]);
+        assert_eq!(d.sdk_delay(0, Some(3.0)), Duration::from_secs(3));
+        assert_eq!(d.sdk_delay(1, Some(121.0)), Duration::from_secs(1));
+        let b = RetryScheduleBuilder::default();
+        let edge = RetryScheduleBuilder { attempts: 1, sdk_max_delay: b.sdk_initial_delay, ..b };
+        assert_eq!(edge.build().expect("bounds are valid").attempts(), 1);
+        for (bad, says) in [
+            (RetryScheduleBuilder { attempts: 0, ..b }, "--retries"),
+            (RetryScheduleBuilder { timeout: Duration::ZERO, ..b }, "--timeout-secs"),
+            (RetryScheduleBuilder { sdk_max_delay: Duration::from_millis(499), ..b }, "maximum retry delay"),
+        ] {
+            let msg = bad.build().expect_err("out of bounds").to_string();
+            assert!(msg.contains(says), "{msg}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use anser_evaluator::{EvalOptions, JudgeMode, JudgeSettings, Metric, Profile};
+use anser_evaluator::{EvalOptions, JudgeMode, JudgeSettings, JudgeSettingsBuilder, Metric, Profile};
 use anser_llm::{
     ApiKey, EndpointConfig,
     mock::{Fault, Matcher, MockConfig, MockServer, Reply, Rule},
@@ -19,7 +19,13 @@ fn server() -> MockServer {
 fn settings(server: &MockServer, cache: Option<std::path::PathBuf>) -> JudgeSettings {
     let endpoint = EndpointConfig::new(&server.base_url(), "judge-model", ApiKey::new("test-key"))
         .unwrap_or_else(|e| panic!("{e}"));
-    JudgeSettings { cache, timeout: Duration::from_secs(10), ..JudgeSettings::new(Some(endpoint), "judge-model") }
+    JudgeSettingsBuilder {
+        cache,
+        timeout: Duration::from_secs(10),
+        ..JudgeSettingsBuilder::new(Some(endpoint), "judge-model")
+    }
+    .build()
+    .expect("valid judge settings")
 }
 
 fn options(judge: JudgeSettings, profile: Profile) -> EvalOptions {
@@ -120,7 +126,7 @@ fn non_retryable_status_is_an_error_record() {
 #[test]
 fn missing_key_makes_the_judge_unavailable() {
     let s = Synthetic::new();
-    let judge = JudgeSettings::new(None, "gpt-5.6-sol");
+    let judge = JudgeSettingsBuilder::new(None, "gpt-5.6-sol").build().expect("valid judge settings");
     let e = s.evaluate(json!([{"id": "sp_1", "answer": "x"}]), &options(judge, Profile::Official));
     assert_eq!(e.judge_model.as_deref(), Some("gpt-5.6-sol"));
     let rec = e.details().next().and_then(|d| d.llm_judge.clone()).unwrap_or_default();
@@ -141,15 +147,14 @@ fn cache_avoids_repeat_calls_and_concurrency_does_not_change_results() {
     let mock = server();
     mock.add_rule(Rule::new(Matcher::Any).reply(Reply::text("{\"score_0_100\": 70}")).repeat_last());
 
-    let mut one = settings(&mock, Some(cache.clone()));
-    one.concurrency = 1;
+    let base = settings(&mock, Some(cache.clone())).to_builder();
+    let one = JudgeSettingsBuilder { concurrency: 1, ..base.clone() }.build().expect("valid judge settings");
     let first = s.evaluate(records(), &options(one, Profile::Official));
     assert_eq!(mock.requests().len(), 4);
     assert_eq!(first.judge_overhead.cached, 0);
 
     // Same predictions: every score comes from the cache, no call.
-    let mut many = settings(&mock, Some(cache.clone()));
-    many.concurrency = 4;
+    let many = JudgeSettingsBuilder { concurrency: 4, ..base.clone() }.build().expect("valid judge settings");
     let second = s.evaluate(records(), &options(many.clone(), Profile::Official));
     assert_eq!(mock.requests().len(), 4);
     assert_eq!(second.judge_overhead.cached, 4);
@@ -164,11 +169,11 @@ fn cache_avoids_repeat_calls_and_concurrency_does_not_change_results() {
     assert_eq!(third.judge_overhead.cached, 3);
 
     // Another judge model misses the cache.
-    let mut other = many;
-    other.model = "other-model".into();
+    let mut other = JudgeSettingsBuilder { model: "other-model".into(), ..many.to_builder() };
     if let Some(ep) = other.endpoint.as_mut() {
         ep.model = "other-model".into();
     }
+    let other = other.build().expect("valid judge settings");
     let _ = s.evaluate(records(), &options(other, Profile::Official));
     assert_eq!(mock.requests().len(), 9);
 }

@@ -1,10 +1,10 @@
 use anser_llm::mock::{Matcher, MockConfig, Reply};
 use anser_llm::{
-    ChatRequest, Error, Message, ResponseFormat, RetryPolicy, Role, Tool, ToolChoice, Usage, estimate_tokens,
+    ChatRequest, Error, Message, ResponseFormat, Role, Tool, ToolChoice, Usage, estimate_tokens,
 };
 use serde_json::json;
 
-use crate::{fast_policy, setup, setup_with};
+use crate::{fast_policy, fast_policy_with, setup, setup_with};
 
 #[tokio::test]
 async fn request_fields_reach_the_server_and_reported_usage_is_used() {
@@ -37,7 +37,7 @@ async fn request_fields_reach_the_server_and_reported_usage_is_used() {
 
 #[tokio::test]
 async fn usage_is_estimated_when_the_server_reports_none() {
-    let config = MockConfig { report_usage: false, ..MockConfig::instant() };
+    let config = MockConfig::instant().with_report_usage(false);
     let (server, client) = setup_with(config, fast_policy(), "");
     server.script(Matcher::Any, [Reply::text("答案是 42")]);
     let req = ChatRequest::new(vec![Message::user("机器学习 is fun")]);
@@ -91,7 +91,7 @@ async fn tool_calls_round_trip() {
 
 #[tokio::test]
 async fn malformed_bodies_give_clear_errors() {
-    let (server, client) = setup(RetryPolicy { max_attempts: 2, ..fast_policy() });
+    let (server, client) = setup(fast_policy_with(|p| p.max_attempts = 2));
     let ask = ChatRequest::new(vec![Message::user("q")]);
 
     server.script(Matcher::Any, [Reply::Raw { status: 200, body: r#"{"choices": []}"#.into() }]);

@@ -1,7 +1,7 @@
 use anser_llm::mock::{FaultInjection, MockConfig, mock_embedding};
-use anser_llm::{EmbeddingRequest, Error, RetryPolicy, estimate_tokens};
+use anser_llm::{EmbeddingRequest, Error, estimate_tokens};
 
-use crate::{fast_policy, setup, setup_with};
+use crate::{fast_policy, fast_policy_with, setup, setup_with};
 
 #[tokio::test]
 async fn inputs_are_batched_and_returned_in_order() {
@@ -27,8 +27,8 @@ async fn inputs_are_batched_and_returned_in_order() {
 #[tokio::test]
 async fn embedding_usage_is_estimated_when_missing_and_faults_are_retried() {
     let config =
-        MockConfig { report_usage: false, faults: Some(FaultInjection::transient(0.4, 3)), ..MockConfig::instant() };
-    let (server, client) = setup_with(config, RetryPolicy { max_attempts: 8, ..fast_policy() }, "");
+        MockConfig::instant().with_report_usage(false).with_faults(Some(FaultInjection::transient(0.4, 3))).expect("valid mock config");
+    let (server, client) = setup_with(config, fast_policy_with(|p| p.max_attempts = 8), "");
     let inputs: Vec<String> = (0..20).map(|i| format!("text {i}")).collect();
     let out = client.embed(&EmbeddingRequest::new(inputs.clone()).with_batch_size(1)).await.expect("embed");
     assert_eq!(out.vectors.len(), 20);

@@ -13,17 +13,24 @@ mod retries;
 use std::time::Duration;
 
 use anser_llm::mock::{MockConfig, MockServer};
-use anser_llm::{ApiKey, Client, ClientOptions, EndpointConfig, RetryPolicy};
+use anser_llm::{ApiKey, Client, ClientOptions, EndpointConfig, RetryPolicy, RetryPolicyBuilder};
 
 /// Retries without real waiting: 1 ms backoff, 5 ms cap, 4 attempts, 5 s timeout.
 pub fn fast_policy() -> RetryPolicy {
-    RetryPolicy {
+    fast_policy_with(|_| {})
+}
+
+/// [`fast_policy`] with some fields changed by `change`; panics on an invalid test policy.
+pub fn fast_policy_with(change: impl FnOnce(&mut RetryPolicyBuilder)) -> RetryPolicy {
+    let mut b = RetryPolicyBuilder {
         max_attempts: 4,
         initial_backoff: Duration::from_millis(1),
         max_backoff: Duration::from_millis(5),
         timeout: Duration::from_secs(5),
-        ..RetryPolicy::default()
-    }
+        ..RetryPolicyBuilder::default()
+    };
+    change(&mut b);
+    b.build().expect("valid test retry policy")
 }
 
 /// A mock without delay and a client for it with `policy` and no cache.

@@ -3,11 +3,11 @@ use std::time::{Duration, Instant};
 use anser_llm::mock::{Fault, FaultInjection, Matcher, MockConfig, MockServer, Reply, Rule};
 use anser_llm::{ChatRequest, Client, ClientOptions, Message};
 
-use crate::{fast_policy, setup, setup_with};
+use crate::{fast_policy, fast_policy_with, setup, setup_with};
 
 #[tokio::test]
 async fn unscripted_replies_are_deterministic_and_delayed() {
-    let config = MockConfig { delay: Duration::from_millis(100), ..MockConfig::default() };
+    let config = MockConfig::default().with_delay(Duration::from_millis(100));
     let (server, client) = setup_with(config, fast_policy(), "");
     let req = ChatRequest::new(vec![Message::user("Which statute applies?")]);
     let t0 = Instant::now();
@@ -57,11 +57,11 @@ async fn faults_are_recorded_with_the_request() {
 #[test]
 fn seeded_fault_injection_repeats_exactly() {
     let run = || {
-        let config = MockConfig { faults: Some(FaultInjection::transient(0.3, 11)), ..MockConfig::instant() };
+        let config = MockConfig::instant().with_faults(Some(FaultInjection::transient(0.3, 11))).expect("valid mock config");
         let server = MockServer::start(config).expect("mock");
         let client = anser_llm::BlockingClient::new(
             crate::endpoint(&server, ""),
-            ClientOptions { retry: anser_llm::RetryPolicy { max_attempts: 1, ..fast_policy() }, cache: None },
+            ClientOptions { retry: fast_policy_with(|p| p.max_attempts = 1), cache: None },
         )
         .expect("client");
         (0..30).map(|_| client.chat(&ChatRequest::new(vec![Message::user("q")])).is_ok()).collect::<Vec<bool>>()
@@ -84,9 +84,21 @@ fn unknown_routes_get_404_and_models_are_listed() {
 
 #[test]
 fn invalid_configs_and_busy_ports_are_errors() {
-    assert!(MockServer::start(MockConfig { embedding_dim: 0, ..MockConfig::instant() }).is_err());
+    let err = MockConfig::instant().with_embedding_dim(0).expect_err("dimension 0").to_string();
+    assert!(err.contains("mock embedding_dim"), "{err}");
+    assert_eq!(MockConfig::instant().with_embedding_dim(1).expect("dimension 1").embedding_dim(), 1);
     let bad = FaultInjection { rate: 1.5, seed: 0, kinds: vec![Fault::NotJson] };
-    assert!(MockServer::start(MockConfig { faults: Some(bad), ..MockConfig::instant() }).is_err());
+    let err = MockConfig::instant().with_faults(Some(bad.clone())).expect_err("rate 1.5").to_string();
+    assert!(err.contains("mock fault rate"), "{err}");
+    let none = FaultInjection { rate: 0.5, seed: 0, kinds: Vec::new() };
+    assert!(MockConfig::instant().with_faults(Some(none)).is_err_and(|e| e.to_string().contains("mock fault kinds")));
+    let edge = FaultInjection { rate: 1.0, seed: 0, kinds: vec![Fault::NotJson] };
+    assert!(MockConfig::instant().with_faults(Some(edge)).is_ok());
+    let server = MockServer::start(MockConfig::instant()).expect("starts");
+    assert!(server.set_faults(Some(bad)).is_err());
+    let c = MockConfig::default();
+    assert_eq!((c.delay(), c.embedding_dim(), c.report_usage(), c.model()), (Duration::from_millis(20), 16, true, "mock-llm"));
+    assert!(c.faults().is_none() && c.record_requests() && !MockConfig::server().record_requests());
     let first = MockServer::start(MockConfig::instant()).expect("first");
     let err = MockServer::start_on(first.addr().port(), MockConfig::instant()).expect_err("port in use");
     assert!(err.is_user_error() && err.to_string().contains("cannot listen on 127.0.0.1"), "{err}");
@@ -106,7 +118,7 @@ fn raw_get(server: &MockServer, path: &str) -> String {
 /// request; the test library's default records.
 #[tokio::test]
 async fn a_server_config_keeps_no_request_record() {
-    let server = MockServer::start(MockConfig { delay: Duration::ZERO, ..MockConfig::server() }).expect("mock");
+    let server = MockServer::start(MockConfig::server().with_delay(Duration::ZERO)).expect("mock");
     let client = Client::new(crate::endpoint(&server, ""), ClientOptions::default()).expect("client");
     for i in 0..40 {
         client.chat(&ChatRequest::new(vec![Message::user(format!("q{i}"))])).await.expect("answer");

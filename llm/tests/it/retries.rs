@@ -1,9 +1,9 @@
 use std::time::{Duration, Instant};
 
 use anser_llm::mock::{Fault, Matcher, MockConfig, Reply, Rule};
-use anser_llm::{ChatRequest, Error, Message, RetryPolicy};
+use anser_llm::{ChatRequest, Error, Message};
 
-use crate::{fast_policy, setup, setup_with};
+use crate::{fast_policy, fast_policy_with, setup, setup_with};
 
 fn ask() -> ChatRequest {
     ChatRequest::new(vec![Message::user("q")])
@@ -37,7 +37,7 @@ async fn transient_failures_are_retried_and_every_attempt_is_recorded() {
 
 #[tokio::test]
 async fn attempts_are_bounded() {
-    let (server, client) = setup(RetryPolicy { max_attempts: 3, ..fast_policy() });
+    let (server, client) = setup(fast_policy_with(|p| p.max_attempts = 3));
     server.add_rule(Rule::new(Matcher::Any).reply(Reply::Fault(Fault::Status(500))).repeat_last());
     let err = client.chat(&ask()).await.expect_err("always 500");
     assert!(matches!(err, Error::Exhausted { .. }), "{err:?}");
@@ -75,7 +75,7 @@ async fn retry_after_seconds_are_honoured_and_capped() {
     assert_eq!(out.attempts[0].retry_after_ms, Some(1000));
     assert_eq!(out.attempts[0].wait_ms, Some(1000), "Retry-After replaces the 1 ms backoff");
 
-    let capped = RetryPolicy { max_retry_after: Duration::from_millis(50), ..fast_policy() };
+    let capped = fast_policy_with(|p| p.max_retry_after = Duration::from_millis(50));
     let (server, client) = setup(capped);
     server.script(Matcher::Any, [Reply::Fault(Fault::RateLimited { retry_after: "3600".into() }), Reply::text("ok")]);
     let t0 = Instant::now();
@@ -86,7 +86,7 @@ async fn retry_after_seconds_are_honoured_and_capped() {
 
 #[tokio::test]
 async fn timeouts_are_retried_within_the_per_call_timeout() {
-    let policy = RetryPolicy { timeout: Duration::from_millis(300), ..fast_policy() };
+    let policy = fast_policy_with(|p| p.timeout = Duration::from_millis(300));
     let (server, client) = setup(policy);
     server.script(Matcher::Any, [Reply::Fault(Fault::Hang(Duration::from_secs(10))), Reply::text("late but fine")]);
     let t0 = Instant::now();
@@ -102,8 +102,8 @@ async fn timeouts_are_retried_within_the_per_call_timeout() {
 #[tokio::test]
 async fn random_faults_at_30_percent_never_retry_without_bound() {
     let faults = anser_llm::mock::FaultInjection::transient(0.3, 42);
-    let config = MockConfig { faults: Some(faults), ..MockConfig::instant() };
-    let (server, client) = setup_with(config, RetryPolicy { max_attempts: 3, ..fast_policy() }, "");
+    let config = MockConfig::instant().with_faults(Some(faults)).expect("valid mock config");
+    let (server, client) = setup_with(config, fast_policy_with(|p| p.max_attempts = 3), "");
     let (mut ok, mut failed) = (0, 0);
     for i in 0..40 {
         match client.chat(&ChatRequest::new(vec![Message::user(format!("q{i}"))])).await {

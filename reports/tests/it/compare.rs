@@ -2,7 +2,7 @@
 //! the JSON shape, the rendered tables and the errors.
 
 use anser_evaluator::Metric;
-use anser_reports::{RunScores, StatsParams, compare, compare::verdict};
+use anser_reports::{RunScores, StatsParams, StatsParamsBuilder, compare, compare::verdict};
 use serde_json::Value;
 
 use crate::fixture::{fixture_dir, scored, variant};
@@ -111,8 +111,8 @@ fn errors_name_the_problem() {
     let runs = [RunScores::of(&base).expect("scores"), RunScores::of(&other).expect("scores")];
     let e = compare(&runs, Some("nope"), &StatsParams::default()).expect_err("unknown baseline");
     assert!(e.to_string().contains("--baseline \"nope\" is none of the compared runs (run_fixture, other)"), "{e}");
-    let low = StatsParams { resamples: 100, ..StatsParams::default() };
-    assert!(compare(&runs, None, &low).is_err_and(|e| e.to_string().contains("resamples must be at least 10000")));
+    let low = StatsParamsBuilder { resamples: 100, ..StatsParamsBuilder::default() }.build();
+    assert!(low.is_err_and(|e| e.to_string().contains("resamples must be at least 10000")));
     let unscored = anser_reports::RunData::open(&fixture_dir()).expect("opens");
     let e = RunScores::of(&unscored).expect_err("no evaluation.json");
     assert!(e.to_string().contains("evaluation.json: missing; evaluate the run first"), "{e}");

@@ -5,7 +5,7 @@ use anser_evaluator::Metric;
 use anser_reports::{
     RunScores, TaskScores, compare,
     rundir::TaskScore,
-    stats::{PMethod, StatsParams, bootstrap_ci, holm, mean, sign_flip_p_value},
+    stats::{PMethod, StatsParams, StatsParamsBuilder, bootstrap_ci, holm, mean, sign_flip_p_value},
 };
 use serde_json::Value;
 
@@ -75,7 +75,7 @@ fn resampling_is_reproducible_and_seeded() {
         (bootstrap_ci(&d, p, &mut rng), sign_flip_p_value(&d, p, &mut rng))
     };
     assert_eq!(run(&params), run(&params), "same seed, same numbers");
-    let other = StatsParams { seed: params.seed + 1, ..params };
+    let other = StatsParamsBuilder { seed: params.seed() + 1, ..params.to_builder() }.build().expect("valid");
     assert_ne!(run(&params).0, run(&other).0, "the seed reaches the bootstrap");
 }
 

@@ -45,7 +45,7 @@ use super::{
 use crate::{
     Result,
     run::{GenerationStatus, Stage, TaskTrace},
-    tools::sql::{GuardedDb, SqlParams},
+    tools::sql::{GuardedDb, SqlParamsBuilder},
 };
 
 /// A literal pattern of the planner, compiled once per process, so a pattern used inside a loop
@@ -61,10 +61,10 @@ fn re(pattern: &'static str) -> regex::Regex {
 /// The planner's SQL limits: whole populations and dictionaries are read, so more rows and
 /// time than an LLM's tool call gets; text cells keep the tool's default length (enough for
 /// the decision texts the Chinese matcher contrasts).
-const PLANNER_SQL: SqlParams =
-    SqlParams { time_limit_ms: 30_000, max_rows: 1_000_000, max_cell_chars: 2_000, ..SqlParams::DEFAULT };
+const PLANNER_SQL: SqlParamsBuilder =
+    SqlParamsBuilder { time_limit_ms: 30_000, max_rows: 1_000_000, max_cell_chars: 2_000, ..SqlParamsBuilder::DEFAULT };
 /// Finance plans also read whole report texts (outlooks, risk lists, learned metric labels).
-const PLANNER_SQL_TEXT: SqlParams = SqlParams { max_cell_chars: 200_000, ..PLANNER_SQL };
+const PLANNER_SQL_TEXT: SqlParamsBuilder = SqlParamsBuilder { max_cell_chars: 200_000, ..PLANNER_SQL };
 
 /// Longest extractive answer in characters.
 pub const MAX_EXTRACT_CHARS: usize = 300;
@@ -131,12 +131,12 @@ impl Offline {
         task: &PublicTask,
         trace: &mut TaskTrace,
         stage: Stage,
-        sql: SqlParams,
+        sql: SqlParamsBuilder,
         solve: impl FnOnce(&GuardedDb) -> Result<Option<P>>,
         describe: impl FnOnce(&P, &GuardedDb) -> Value,
     ) -> Result<Option<P>> {
         let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, sql)?;
+        let db = GuardedDb::for_task(&self.corpus_root, task, sql.build()?)?;
         let Some(plan) = solve(&db)? else {
             trace.record("plan", stage, started, 0, json!({"mapped": false}), None);
             return Ok(None);
@@ -189,7 +189,7 @@ impl Offline {
     /// Count the cases matching the dictionary conditions found in the query.
     fn count_cases(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
         let started = Instant::now();
-        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL)?;
+        let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL.build()?)?;
         let (sql, conditions) = match task.group.language {
             Language::Zh => zh_count_sql(&db, &task.query)?,
             Language::En => en_count_sql(&db, &task.query)?,

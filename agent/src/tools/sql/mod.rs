@@ -70,9 +70,22 @@ pub const MAX_SQL_CHARS: usize = 20_000;
 /// SQLite VM instructions between two deadline checks of the progress handler.
 const PROGRESS_OPS: i32 = 1_000;
 
-/// Limits of the SQL tool. Every field is checked by [`validate`](Self::validate).
+/// Limits of the SQL tool, valid by construction: built from a [`SqlParamsBuilder`] (ranges on
+/// its fields' docs); read through the getters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SqlParams {
+    time_limit_ms: u64,
+    max_rows: usize,
+    max_cell_chars: usize,
+    max_value_bytes: usize,
+    like_pattern_bytes: usize,
+    heap_limit_bytes: u64,
+}
+
+/// The unchecked limits of the SQL tool; [`SqlParamsBuilder::build`] checks them. Usable in
+/// `const` items: `SqlParamsBuilder { max_rows: 5, ..SqlParamsBuilder::DEFAULT }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqlParamsBuilder {
     /// Wall-clock limit of one statement, ms (1..=600,000).
     pub time_limit_ms: u64,
     /// Rows returned (1..=1,000,000); more are reported as truncated.
@@ -87,15 +100,15 @@ pub struct SqlParams {
     pub heap_limit_bytes: u64,
 }
 
-impl Default for SqlParams {
+impl Default for SqlParamsBuilder {
     fn default() -> Self {
-        SqlParams::DEFAULT
+        SqlParamsBuilder::DEFAULT
     }
 }
 
-impl SqlParams {
-    /// The `DEFAULT_*` limits (usable in `const` items: `SqlParams { max_rows: 5, ..SqlParams::DEFAULT }`).
-    pub const DEFAULT: SqlParams = SqlParams {
+impl SqlParamsBuilder {
+    /// The `DEFAULT_*` limits.
+    pub const DEFAULT: SqlParamsBuilder = SqlParamsBuilder {
         time_limit_ms: DEFAULT_TIME_LIMIT_MS,
         max_rows: DEFAULT_MAX_ROWS,
         max_cell_chars: DEFAULT_MAX_CELL_CHARS,
@@ -104,8 +117,8 @@ impl SqlParams {
         heap_limit_bytes: DEFAULT_HEAP_LIMIT_BYTES,
     };
 
-    /// Check the limits are usable (ranges on each field's doc).
-    pub fn validate(&self) -> Result<()> {
+    /// The limits, when every field is in its range (the error names the field and the range).
+    pub fn build(self) -> Result<SqlParams> {
         if !(1..=600_000).contains(&self.time_limit_ms) {
             return Err(Error::Param(format!("time_limit_ms {} is outside 1..=600000", self.time_limit_ms)));
         }
@@ -130,7 +143,70 @@ impl SqlParams {
                 self.heap_limit_bytes
             )));
         }
-        Ok(())
+        let SqlParamsBuilder {
+            time_limit_ms,
+            max_rows,
+            max_cell_chars,
+            max_value_bytes,
+            like_pattern_bytes,
+            heap_limit_bytes,
+        } = self;
+        Ok(SqlParams { time_limit_ms, max_rows, max_cell_chars, max_value_bytes, like_pattern_bytes, heap_limit_bytes })
+    }
+}
+
+impl Default for SqlParams {
+    fn default() -> Self {
+        SqlParams::DEFAULT
+    }
+}
+
+impl SqlParams {
+    /// The `DEFAULT_*` limits.
+    pub const DEFAULT: SqlParams = SqlParams {
+        time_limit_ms: DEFAULT_TIME_LIMIT_MS,
+        max_rows: DEFAULT_MAX_ROWS,
+        max_cell_chars: DEFAULT_MAX_CELL_CHARS,
+        max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
+        like_pattern_bytes: DEFAULT_LIKE_PATTERN_BYTES,
+        heap_limit_bytes: DEFAULT_HEAP_LIMIT_BYTES,
+    };
+
+    /// A builder holding these limits, to change some of them.
+    pub fn to_builder(self) -> SqlParamsBuilder {
+        let SqlParams { time_limit_ms, max_rows, max_cell_chars, max_value_bytes, like_pattern_bytes, heap_limit_bytes } =
+            self;
+        SqlParamsBuilder { time_limit_ms, max_rows, max_cell_chars, max_value_bytes, like_pattern_bytes, heap_limit_bytes }
+    }
+
+    /// Wall-clock limit of one statement, ms.
+    pub fn time_limit_ms(&self) -> u64 {
+        self.time_limit_ms
+    }
+
+    /// Rows returned; more are reported as truncated.
+    pub fn max_rows(&self) -> usize {
+        self.max_rows
+    }
+
+    /// Characters kept of one text cell.
+    pub fn max_cell_chars(&self) -> usize {
+        self.max_cell_chars
+    }
+
+    /// `SQLITE_LIMIT_LENGTH` in bytes.
+    pub fn max_value_bytes(&self) -> usize {
+        self.max_value_bytes
+    }
+
+    /// Longest LIKE/GLOB pattern in bytes.
+    pub fn like_pattern_bytes(&self) -> usize {
+        self.like_pattern_bytes
+    }
+
+    /// Process-wide SQLite heap ceiling in bytes.
+    pub fn heap_limit_bytes(&self) -> u64 {
+        self.heap_limit_bytes
     }
 }
 
@@ -191,7 +267,6 @@ impl GuardedDb {
 
     /// Open `path` as route `route`. `boundary` hides records after its cutoff.
     pub fn open(path: &Path, route: Route, boundary: Option<Boundary>, params: SqlParams) -> Result<GuardedDb> {
-        params.validate()?;
         let spec = Manifest::get().route(route);
         if spec.format != CorpusFormat::Sqlite {
             return Err(Error::NotSqlite(route));

@@ -12,7 +12,7 @@ use std::{
 
 use anser_llm::{ApiKey, EndpointConfig};
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, Report, RetrySchedule,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, JudgeSettingsBuilder, Report, RetryScheduleBuilder,
     SampleStatus, generate, judge_all, load_generations, prompt::judge_prompt,
 };
 use anser_runstore::{RunName, sha256_hex};
@@ -135,7 +135,7 @@ fn replayed_mock_replies_score_like_evalscope() {
     let backend = by_prompt(replies);
     let out = tempfile::tempdir().expect("tempdir");
     let cache = JudgeCache::open(out.path()).expect("cache");
-    let settings = JudgeSettings::new("mock-judge");
+    let settings = JudgeSettings::new("mock-judge").expect("valid judge settings");
     let run = judge_all(&dataset, &answers, &settings, &backend, &cache).expect("judge");
     assert_eq!(backend.count(), 12, "one judge call per sample");
     assert_matches_evalscope(&dataset, &run, &settings);
@@ -187,7 +187,7 @@ fn end_to_end_over_http_against_the_mock_server() {
     let Some((_mock, port)) = start_mock(&dir, &log) else { return };
     let base = format!("http://127.0.0.1:{port}/v1");
     // EvalScope's transport (what `anser omb` uses in --mode evalscope), one attempt.
-    let schedule = RetrySchedule { attempts: 1, ..RetrySchedule::default() };
+    let schedule = RetryScheduleBuilder { attempts: 1, ..RetryScheduleBuilder::default() }.build().expect("valid");
     let dataset_path = dir.join("dataset.jsonl");
     let dataset = Dataset::load(&dataset_path).expect("dataset");
 
@@ -210,8 +210,9 @@ fn end_to_end_over_http_against_the_mock_server() {
     let out = tmp.path().join("judged");
     std::fs::create_dir_all(&out).expect("mkdir");
     let cache = JudgeCache::open(&out).expect("cache");
-    let mut js = JudgeSettings::new("mock-judge");
-    js.concurrency = 3;
+    let js = JudgeSettingsBuilder { concurrency: 3, ..JudgeSettingsBuilder::new("mock-judge") }
+        .build()
+        .expect("valid judge settings");
     let run = judge_all(&dataset, &responses, &js, &judge, &cache).expect("judge");
     assert_matches_evalscope(&dataset, &run, &js);
     assert_eq!(run.usage.sent, 12);

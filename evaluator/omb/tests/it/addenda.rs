@@ -9,7 +9,7 @@ use anser_llm::{
     mock::{Fault, Matcher, MockConfig, MockServer, Reply},
 };
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, Mode, RecordingSleeper,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, JudgeSettingsBuilder, Mode, RecordingSleeper,
     RetrySchedule, SampleResult, SampleStatus, generate, judge_all, load_generations, prompt::judge_prompt,
 };
 use anser_runstore::RunName;
@@ -45,7 +45,7 @@ impl Env {
     fn judge(&self, dataset: &Dataset, answers: &BTreeMap<String, String>) -> JudgeRun {
         let dir = tempfile::tempdir().expect("tempdir");
         let cache = JudgeCache::open(dir.path()).expect("cache");
-        judge_all(dataset, answers, &JudgeSettings::new("judge"), &self.backend, &cache).expect("judge")
+        judge_all(dataset, answers, &JudgeSettings::new("judge").expect("valid judge settings"), &self.backend, &cache).expect("judge")
     }
 
     /// `generate` then `judge`, as `anser omb generate` + `anser omb judge --run-name`.
@@ -155,8 +155,9 @@ fn item02_bare_arrays_fail() {
     ]));
     let answers = [("a".to_string(), "x".to_string()), ("b".to_string(), "y".to_string())].into();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut settings = JudgeSettings::new("judge");
-    settings.concurrency = 1;
+    let settings = JudgeSettingsBuilder { concurrency: 1, ..JudgeSettingsBuilder::new("judge") }
+        .build()
+        .expect("valid judge settings");
     let run =
         judge_all(&d, &answers, &settings, &e.backend, &JudgeCache::open(dir.path()).expect("cache")).expect("judge");
     assert!(reason(&run, "a").starts_with("multiple_json_objects: 3 JSON objects"), "{}", reason(&run, "a"));
@@ -325,8 +326,9 @@ fn item09_rubric_id_coercion() {
         Dataset::parse(&lines(&(0..n).map(|i| record_json(&format!("r{i}"), &[(json!(3), 1)])).collect::<Vec<_>>()));
     let answers = (0..n).map(|i| (format!("r{i}"), "x".to_string())).collect();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut settings = JudgeSettings::new("judge");
-    settings.concurrency = 1;
+    let settings = JudgeSettingsBuilder { concurrency: 1, ..JudgeSettingsBuilder::new("judge") }
+        .build()
+        .expect("valid judge settings");
     let run =
         judge_all(&d, &answers, &settings, &e.backend, &JudgeCache::open(dir.path()).expect("cache")).expect("judge");
     // Replies are taken in request order; with one worker that is file order.

@@ -4,7 +4,7 @@
 use std::{collections::BTreeMap, io::Write};
 
 use anser_omb::{
-    Dataset, Error, GenerateSettings, JudgeCache, JudgeSettings, Report, SampleStatus, generate, judge_all,
+    Dataset, Error, GenerateSettings, JudgeCache, JudgeSettings, JudgeSettingsBuilder, Report, SampleStatus, generate, judge_all,
     load_generations, write_outputs,
 };
 use anser_runstore::RunName;
@@ -34,7 +34,7 @@ fn answers(ids: &[&str]) -> BTreeMap<String, String> {
 fn cache_makes_a_rerun_free_and_identical() {
     let d = dataset();
     let dir = tempfile::tempdir().expect("tempdir");
-    let settings = JudgeSettings::new("j");
+    let settings = JudgeSettings::new("j").expect("valid judge settings");
     let backend = Scripted::new(|_, _| Ok(reply(&[(1, "是"), (2, "否")])));
     let first =
         judge_all(&d, &answers(&["a", "b"]), &settings, &backend, &JudgeCache::open(dir.path()).expect("cache"))
@@ -72,7 +72,7 @@ fn missing_responses_invalid_records_and_transport_failures_are_excluded_not_zer
     let mut responses = answers(&["a", "b"]);
     responses.insert("zzz".into(), "stray".into());
     let run =
-        judge_all(&d, &responses, &JudgeSettings::new("j"), &backend, &JudgeCache::open(dir.path()).expect("cache"))
+        judge_all(&d, &responses, &JudgeSettings::new("j").expect("valid judge settings"), &backend, &JudgeCache::open(dir.path()).expect("cache"))
             .expect("judge");
     let by_id = |id: &str| run.samples.iter().find(|s| s.id == id).expect("sample");
     assert_eq!((by_id("a").expert_score, by_id("a").status), (Some(0.6), SampleStatus::Scored));
@@ -83,7 +83,7 @@ fn missing_responses_invalid_records_and_transport_failures_are_excluded_not_zer
     assert_eq!(run.unknown_response_ids, ["zzz"]);
     assert_eq!(run.usage.transport_failures, 1);
 
-    let report = Report::new(&d, &run, &JudgeSettings::new("j"));
+    let report = Report::new(&d, &run, &JudgeSettings::new("j").expect("valid judge settings"));
     assert_eq!((report.overall.scored, report.overall.excluded), (1, 1));
     assert_eq!(report.invalid_records.len(), 1);
     write_outputs(dir.path(), &run, &report).expect("write");
@@ -105,10 +105,14 @@ fn missing_responses_invalid_records_and_transport_failures_are_excluded_not_zer
 fn repeats_and_judges_give_mean_and_spread() {
     let d = dataset();
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut settings = JudgeSettings::new("j1");
-    settings.judges.push("j2".into());
-    settings.repeats = 2;
-    settings.concurrency = 1;
+    let settings = JudgeSettingsBuilder {
+        judges: vec!["j1".into(), "j2".into()],
+        repeats: 2,
+        concurrency: 1,
+        ..JudgeSettingsBuilder::new("j1")
+    }
+    .build()
+    .expect("valid judge settings");
     // j1: hit/hit then hit/miss (1.0, 0.6 → 0.8); j2: always miss/miss (0.0) → mean(0.8, 0.0) = 0.4.
     let backend = Scripted::new(|call: &anser_omb::ChatCall, n| {
         Ok(if call.model == "j2" {
@@ -137,15 +141,22 @@ fn repeats_and_judges_give_mean_and_spread() {
 
 #[test]
 fn settings_are_validated() {
-    let mut s = JudgeSettings::new("j");
-    s.repeats = 0;
-    assert!(matches!(s.validate(), Err(Error::Setting(_))));
-    let mut s = JudgeSettings::new("j");
-    s.judges.push("j".into());
-    assert!(s.validate().is_err());
-    let mut s = JudgeSettings::new("j");
-    s.concurrency = 0;
-    assert!(s.validate().is_err());
+    let b = || JudgeSettingsBuilder::new("j");
+    for bad in [
+        JudgeSettingsBuilder { repeats: 0, ..b() },
+        JudgeSettingsBuilder { judges: vec!["j".into(), "j".into()], ..b() },
+        JudgeSettingsBuilder { concurrency: 0, ..b() },
+        JudgeSettingsBuilder { judges: Vec::new(), ..b() },
+        JudgeSettingsBuilder { judges: vec![" ".into()], ..b() },
+    ] {
+        assert!(matches!(bad.clone().build(), Err(Error::Setting(_))), "{bad:?}");
+    }
+    assert!(JudgeSettings::new("").is_err());
+    let s = JudgeSettingsBuilder { judges: vec!["j1".into(), "j2".into()], repeats: 3, concurrency: 1, ..b() }
+        .build()
+        .expect("valid");
+    assert_eq!((s.judges(), s.repeats(), s.concurrency()), (&["j1".to_string(), "j2".to_string()][..], 3, 1));
+    assert_eq!((s.official_reasks(), s.reask_delay()), (8, std::time::Duration::from_secs(10)));
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn economic_value_sums_passed_tasks_per_currency() {
     });
     let answers = ["c1", "c2", "g1", "g2", "g3", "x"].iter().map(|i| (i.to_string(), "a".to_string())).collect();
     let dir = tempfile::tempdir().expect("tempdir");
-    let settings = JudgeSettings::new("j");
+    let settings = JudgeSettings::new("j").expect("valid judge settings");
     let run =
         judge_all(&d, &answers, &settings, &backend, &JudgeCache::open(dir.path()).expect("cache")).expect("judge");
     let table = ValueTable::parse(TABLE).expect("table");
