@@ -37,6 +37,7 @@ use anser_llm::{
     mock::{Matcher, MockConfig, MockServer},
 };
 use anser_manifest::Route;
+use anser_pycompat::numeric::percentile_nearest;
 use anser_retriever::{Engine, RetrieverSpec, SpecRetriever};
 use anser_runstore::RunName;
 use anser_samples::SampleOptions;
@@ -45,8 +46,9 @@ use serde_json::Value;
 /// The target for the p95 of the per-task non-LLM time.
 const P95_TARGET_MS: f64 = 50.0;
 
+/// The nearest-sample percentile shared by the benches (a measured value, not interpolated).
 fn percentile(sorted: &[f64], q: f64) -> f64 {
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+    percentile_nearest(sorted, q).unwrap_or(f64::NAN)
 }
 
 fn print_stats(name: &str, values: &mut [f64]) -> f64 {

@@ -1,31 +1,25 @@
 //! Measures the client's own overhead against the loopback mock server (zero delay) on this
 //! machine: sequential and concurrent chat round trips, cache hits, cache-key hashing of a
 //! large RAG-sized request, and token estimation throughput on mixed Chinese/English text.
-//! The data is synthetic and generated here (no files, no network beyond 127.0.0.1).
-//! Run: `cargo bench -p anser-llm --bench client` (add `-- --quick` for a short run).
+//! The data is synthetic and generated here (no files, no network beyond 127.0.0.1). divan
+//! prints fastest, slowest, median and mean per operation (and bytes/chars per second for the
+//! token estimate).
+//!
+//! Run: `cargo bench -p anser-llm --bench client`.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anser_llm::mock::{MockConfig, MockServer};
 use anser_llm::{
     ApiKey, CacheMode, ChatRequest, Client, ClientOptions, EndpointConfig, Message, ResponseCache, estimate_tokens,
 };
+use divan::{
+    Bencher, black_box,
+    counter::{BytesCount, CharsCount},
+};
 
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i].as_secs_f64() * 1e3
-}
-
-fn report(name: &str, mut samples: Vec<Duration>, total: Duration) {
-    samples.sort();
-    println!(
-        "{name:<44} n={:<5} p50={:.3} ms  p99={:.3} ms  throughput={:.0}/s",
-        samples.len(),
-        percentile(&samples, 0.5),
-        percentile(&samples, 0.99),
-        samples.len() as f64 / total.as_secs_f64()
-    );
+fn main() {
+    divan::main();
 }
 
 /// Mixed text: 60% Chinese characters, 40% ASCII words, deterministic.
@@ -45,91 +39,61 @@ fn mixed_text(chars: usize) -> String {
     s
 }
 
-fn main() -> anser_llm::Result<()> {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let n = if quick { 100 } else { 1000 };
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let server = MockServer::start(MockConfig::instant())?;
-    let endpoint = EndpointConfig::new(&server.base_url(), "bench", ApiKey::new("sk-bench"))?;
-    let client = Arc::new(Client::new(endpoint.clone(), ClientOptions::default())?);
+/// A two-worker runtime, a zero-delay mock and its endpoint.
+fn mock() -> (tokio::runtime::Runtime, MockServer, EndpointConfig) {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let server = MockServer::start(MockConfig::instant()).expect("mock starts");
+    let endpoint = EndpointConfig::new(&server.base_url(), "bench", ApiKey::new("sk-bench")).expect("endpoint");
+    (runtime, server, endpoint)
+}
 
-    // Sequential round trips with distinct prompts.
-    let t0 = Instant::now();
-    let mut samples = Vec::with_capacity(n);
-    for i in 0..n {
-        let req = ChatRequest::new(vec![Message::user(format!("question {i}"))]);
-        let t = Instant::now();
-        runtime.block_on(client.chat(&req))?;
-        samples.push(t.elapsed());
-    }
-    report("chat round trip, sequential", samples, t0.elapsed());
+/// A RAG-sized request: 40k mixed characters of context (about 14.5k estimated tokens).
+fn rag_request() -> ChatRequest {
+    ChatRequest::new(vec![Message::system("Answer from the context."), Message::user(mixed_text(40_000))])
+}
 
-    // 8 concurrent callers sharing one client.
-    let t0 = Instant::now();
-    let samples = runtime.block_on(async {
-        let mut handles = Vec::new();
-        for w in 0..8 {
-            let c = client.clone();
-            handles.push(tokio::spawn(async move {
-                let mut s = Vec::new();
-                for i in 0..n / 8 {
-                    let req = ChatRequest::new(vec![Message::user(format!("worker {w} question {i}"))]);
-                    let t = Instant::now();
-                    c.chat(&req).await?;
-                    s.push(t.elapsed());
-                }
-                Ok::<_, anser_llm::Error>(s)
-            }));
-        }
-        let mut all = Vec::new();
-        for h in handles {
-            all.extend(h.await.map_err(|e| anser_llm::Error::Setup(e.to_string()))??);
-        }
-        Ok::<_, anser_llm::Error>(all)
-    })?;
-    report("chat round trip, 8 concurrent", samples, t0.elapsed());
+/// One chat round trip with a distinct prompt, by 1 caller or by 8 callers sharing one client.
+#[divan::bench(threads = [1, 8], sample_count = 50)]
+fn chat_round_trip(bencher: Bencher) {
+    let (runtime, _server, endpoint) = mock();
+    let client = Client::new(endpoint, ClientOptions::default()).expect("client");
+    let next = AtomicU64::new(0);
+    bencher.bench(|| {
+        let req = ChatRequest::new(vec![Message::user(format!("question {}", next.fetch_add(1, Ordering::Relaxed)))]);
+        runtime.block_on(client.chat(&req)).expect("chat")
+    });
+}
 
-    // Cache hits of a RAG-sized prompt (40k mixed characters, about 14.5k estimated tokens).
-    let dir = tempfile::tempdir()?;
-    let cache = ResponseCache::open(dir.path(), CacheMode::ReadWrite)?;
-    let cached = Client::new(endpoint, ClientOptions { cache: Some(cache), ..ClientOptions::default() })?;
-    let context = mixed_text(40_000);
-    let big = ChatRequest::new(vec![Message::system("Answer from the context."), Message::user(context.clone())]);
-    println!("RAG-sized prompt: {} chars, {} estimated tokens", context.chars().count(), estimate_tokens(&context));
-    runtime.block_on(cached.chat(&big))?;
-    let t0 = Instant::now();
-    let mut samples = Vec::new();
-    for _ in 0..n / 4 {
-        let t = Instant::now();
-        let out = runtime.block_on(cached.chat(&big))?;
+/// A cache hit of the RAG-sized request (key + read).
+#[divan::bench(sample_count = 50)]
+fn cache_hit_40k_chars(bencher: Bencher) {
+    let (runtime, _server, endpoint) = mock();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = ResponseCache::open(dir.path(), CacheMode::ReadWrite).expect("cache");
+    let client = Client::new(endpoint, ClientOptions { cache: Some(cache), ..ClientOptions::default() }).expect("client");
+    let big = rag_request();
+    runtime.block_on(client.chat(&big)).expect("first call fills the cache");
+    bencher.bench_local(|| {
+        let out = runtime.block_on(client.chat(&big)).expect("chat");
         assert!(out.cached);
-        samples.push(t.elapsed());
-    }
-    report("cache hit, 40k-char prompt (key + read)", samples, t0.elapsed());
+        out
+    });
+}
 
-    let body = big.body("bench")?;
-    let t0 = Instant::now();
-    let mut samples = Vec::new();
-    for _ in 0..n {
-        let t = Instant::now();
-        std::hint::black_box(ResponseCache::key("chat", "http://h/v1", &body));
-        samples.push(t.elapsed());
-    }
-    report("cache key, 40k-char request", samples, t0.elapsed());
+/// The cache key of the RAG-sized request body.
+#[divan::bench]
+fn cache_key_40k_chars(bencher: Bencher) {
+    let body = rag_request().body("bench").expect("body");
+    bencher.bench(|| ResponseCache::key("chat", "http://h/v1", black_box(&body)));
+}
 
+/// Token estimation over one million mixed characters (throughput in bytes and characters).
+#[divan::bench(sample_count = 20, sample_size = 1)]
+fn estimate_tokens_1m_mixed_chars(bencher: Bencher) {
     let text = mixed_text(1_000_000);
-    let bytes = text.len();
-    let t0 = Instant::now();
-    let reps = if quick { 5 } else { 20 };
-    let mut tokens = 0;
-    for _ in 0..reps {
-        tokens = std::hint::black_box(estimate_tokens(&text));
-    }
-    let secs = t0.elapsed().as_secs_f64();
-    println!(
-        "estimate_tokens: {tokens} tokens per 1M mixed chars, {:.0} MB/s ({:.1} M chars/s)",
-        bytes as f64 * reps as f64 / secs / 1e6,
-        1e6 * reps as f64 / secs / 1e6
-    );
-    Ok(())
+    bencher
+        .counter(BytesCount::of_str(&text))
+        .counter(CharsCount::of_str(&text))
+        .bench(|| estimate_tokens(black_box(&text)));
 }

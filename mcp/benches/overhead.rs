@@ -35,6 +35,7 @@ use anser_gold::Benchmark;
 use anser_llm::{ToolCall, mock::Reply};
 use anser_manifest::PublicTask;
 use anser_mcp::{Coordinator, McpSession};
+use anser_pycompat::numeric::percentile_nearest;
 use anser_runstore::RunName;
 use anser_samples::{SampleOptions, generate};
 use rmcp::{
@@ -119,12 +120,9 @@ fn coordinator(out: &std::path::Path, name: &str, tasks: &[PublicTask], corpus: 
     Coordinator::open(&config, corpus.to_path_buf(), None, AgentParams::default()).expect("coordinator")
 }
 
+/// The nearest-sample percentile shared by the benches (`p` in percent).
 fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
+    percentile_nearest(sorted, p / 100.0).unwrap_or(f64::NAN)
 }
 
 fn summary(label: &str, mut ms: Vec<f64>) {

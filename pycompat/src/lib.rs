@@ -12,7 +12,8 @@
 //! - [`json`]: `json.loads` (the C scanner, position for position, with Python's error text),
 //!   `json.dumps`, `repr(float)` and `str()` of values; uses the two leaves.
 //! - [`numeric`]: Python's `round(x, 6)`, the scaled six-decimal rounding, and
-//!   `numpy.percentile`'s linear interpolation; a leaf module.
+//!   `numpy.percentile`'s linear interpolation and the benches' nearest-sample percentile; a leaf
+//!   module.
 
 pub mod json;
 pub mod numeric;
@@ -21,5 +22,5 @@ mod unicode_tables;
 pub mod value;
 
 pub use json::{DecodeError, DumpStyle, dumps, float_json, float_repr, loads, py_str};
-pub use numeric::{percentile_linear, round6, round6_scaled};
+pub use numeric::{percentile_linear, percentile_nearest, round6, round6_scaled};
 pub use value::{Dict, Py, PyInt};

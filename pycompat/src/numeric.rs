@@ -1,6 +1,7 @@
 //! The small numeric conventions of the Python side that several crates print: Python's
 //! `round(x, 6)`, the scaled six-decimal rounding the sample generator and the run records use,
-//! and `numpy.percentile`'s default (linear) interpolation.
+//! `numpy.percentile`'s default (linear) interpolation, and the nearest-sample percentile the
+//! benches report latencies with.
 //!
 //! Each had copies (the agent's compute tool, the sample generator, the evaluator's report, the
 //! run records, the benches) and `round6` had two meanings under one name. Here each meaning has
@@ -33,9 +34,34 @@ pub fn percentile_linear(sorted: &[f64], q: f64) -> Option<f64> {
     Some(sorted[lo] + (pos - lo as f64) * (sorted[hi] - sorted[lo]))
 }
 
+/// Percentile `q` (in `[0, 1]`) of ascending `sorted` values as the sample at position
+/// `q · (n − 1)` rounded to the nearest index, halves away from zero (`numpy.percentile`'s
+/// `method="nearest"` rounds halves to even instead; the two differ only when `q · (n − 1)`
+/// ends in exactly .5). The benches' latency p50/p95 use it: every figure is a measured sample,
+/// never an interpolated one. `None` when empty; a `q` above 1 gives the largest value.
+pub fn percentile_nearest(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    Some(sorted[((q * last as f64).round() as usize).min(last)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nearest_percentile_picks_a_sample() {
+        let v = [1.0, 2.0, 3.0, 4.0, 10.0];
+        // n = 5: positions 0.95·4 = 3.8 → index 4; 0.5·4 = 2 → index 2; 0.3·4 = 1.2 → index 1.
+        assert_eq!(percentile_nearest(&v, 0.95), Some(10.0));
+        assert_eq!(percentile_nearest(&v, 0.5), Some(3.0));
+        assert_eq!(percentile_nearest(&v, 0.3), Some(2.0));
+        // A half rounds away from zero: 0.5·1 = 0.5 → index 1 (numpy "nearest" gives index 0).
+        assert_eq!(percentile_nearest(&[1.0, 2.0], 0.5), Some(2.0));
+        assert_eq!(percentile_nearest(&v, 1.5), Some(10.0));
+        assert_eq!(percentile_nearest(&[], 0.5), None);
+        // Linear interpolation of the same values: 4 + 0.8·(10 − 4) = 8.8.
+        assert!((percentile_linear(&v, 0.95).expect("some") - 8.8).abs() < 1e-12);
+    }
 
     #[test]
     fn round6_is_pythons_round() {
