@@ -100,13 +100,14 @@ mod sql {
     #[divan::bench(sample_count = 50)]
     fn same_scan_without_like_guard(bencher: Bencher) {
         let db = db();
-        bencher.bench_local(|| db.query("SELECT count(*) FROM report_chunks WHERE length(chunk_text) > 0").expect("runs"));
+        bencher
+            .bench_local(|| db.query("SELECT count(*) FROM report_chunks WHERE length(chunk_text) > 0").expect("runs"));
     }
 
     #[divan::bench(sample_count = 50)]
     fn same_like_sqlite_builtin_plain(bencher: Bencher) {
-        let plain = rusqlite::Connection::open_with_flags(path(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .expect("opens");
+        let plain =
+            rusqlite::Connection::open_with_flags(path(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("opens");
         bencher.bench_local(|| plain.query_row(LIKE, [], |r| r.get::<_, i64>(0)).expect("runs"));
     }
 

@@ -33,9 +33,8 @@ mod pooling;
 mod runtime;
 
 pub use config::{
-    DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_SESSIONS, DEFAULT_THREADS, EncoderConfig, EncoderConfigBuilder, MAX_SESSIONS,
-    MAX_THREADS, ModelInfo,
-    Pooling,
+    DEFAULT_BATCH_SIZE, DEFAULT_MAX_LENGTH, DEFAULT_SESSIONS, DEFAULT_THREADS, EncoderConfig, EncoderConfigBuilder,
+    MAX_SESSIONS, MAX_THREADS, ModelInfo, Pooling,
 };
 pub use encoder::{Encoder, TokenOutput};
 pub use error::{Error, Result};

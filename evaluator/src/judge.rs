@@ -11,7 +11,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anser_llm::{ChatRequest, Client, ClientOptions, EndpointConfig, Message, ResponseFormat, RetryPolicy, RetryPolicyBuilder};
+use anser_llm::{
+    ChatRequest, Client, ClientOptions, EndpointConfig, Message, ResponseFormat, RetryPolicy, RetryPolicyBuilder,
+};
 use futures_util::{StreamExt, stream};
 use sha2::{Digest, Sha256};
 
@@ -40,9 +42,9 @@ pub struct JudgeSettings {
     endpoint: Option<EndpointConfig>,
     model: String,
     concurrency: usize,
+    retries: u32,
+    timeout: Duration,
     cache: Option<PathBuf>,
-    /// `retries + 1` attempts, backoff `min(30 s, 2^(n-1) s)`, no jitter, the per-call timeout.
-    retry: RetryPolicy,
 }
 
 /// The unchecked judge settings; [`JudgeSettingsBuilder::build`] checks them.
@@ -84,19 +86,10 @@ impl JudgeSettingsBuilder {
         if self.timeout.is_zero() {
             return Err(Error::Options("--llm-timeout (the judge timeout) must be greater than zero".into()));
         }
-        let retry = RetryPolicyBuilder {
-            max_attempts: self.retries.saturating_add(1),
-            initial_backoff: Duration::from_secs(1),
-            multiplier: 2.0,
-            max_backoff: DEFAULT_MAX_BACKOFF,
-            jitter: 0.0,
-            timeout: self.timeout,
-            ..RetryPolicyBuilder::default()
-        }
-        .build()
-        .map_err(|e| Error::Options(format!("judge retries: {e}")))?;
-        let JudgeSettingsBuilder { endpoint, model, concurrency, cache, .. } = self;
-        Ok(JudgeSettings { endpoint, model, concurrency, cache, retry })
+        let JudgeSettingsBuilder { endpoint, model, concurrency, retries, timeout, cache } = self;
+        let settings = JudgeSettings { endpoint, model, concurrency, retries, timeout, cache };
+        settings.retry_policy()?;
+        Ok(settings)
     }
 }
 
@@ -130,12 +123,12 @@ impl JudgeSettings {
 
     /// Retries after the first attempt.
     pub fn retries(&self) -> u32 {
-        self.retry.max_attempts() - 1
+        self.retries
     }
 
     /// Per-call timeout.
     pub fn timeout(&self) -> Duration {
-        self.retry.timeout()
+        self.timeout
     }
 
     /// The JSONL cache file, if any.
@@ -143,9 +136,20 @@ impl JudgeSettings {
         self.cache.as_deref()
     }
 
-    /// The client's retry policy.
-    pub fn retry_policy(&self) -> &RetryPolicy {
-        &self.retry
+    /// The client's retry policy: `retries + 1` attempts, backoff `min(30 s, 2^(n-1) s)`, no
+    /// jitter, the per-call timeout (checked by [`JudgeSettingsBuilder::build`], so it builds).
+    pub fn retry_policy(&self) -> Result<RetryPolicy> {
+        RetryPolicyBuilder {
+            max_attempts: self.retries.saturating_add(1),
+            initial_backoff: Duration::from_secs(1),
+            multiplier: 2.0,
+            max_backoff: DEFAULT_MAX_BACKOFF,
+            jitter: 0.0,
+            timeout: self.timeout,
+            ..RetryPolicyBuilder::default()
+        }
+        .build()
+        .map_err(|e| Error::Options(format!("judge retries: {e}")))
     }
 }
 
@@ -347,7 +351,7 @@ pub fn judge_all(settings: &JudgeSettings, requests: &[JudgeRequest]) -> Result<
     overhead.cached = results.iter().filter(|r| r.is_some()).count();
     let todo: Vec<usize> = (0..requests.len()).filter(|&i| results[i].is_none()).collect();
     if !todo.is_empty() {
-        let client = Client::new(endpoint.clone(), ClientOptions { retry: settings.retry.clone(), cache: None })
+        let client = Client::new(endpoint.clone(), ClientOptions { retry: settings.retry_policy()?, cache: None })
             .map_err(|e| Error::Judge(e.to_string()))?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -452,17 +456,20 @@ mod tests {
         assert_eq!((s.model(), s.concurrency(), s.retries(), s.timeout()), ("judge", 8, 4, Duration::from_secs(120)));
         assert!(s.endpoint().is_none() && s.cache().is_none());
         // 4 retries: 5 attempts; waits 1, 2, 4, 8, 16 s, then capped at 30 s; no jitter.
-        let p = s.retry_policy();
+        let p = s.retry_policy().expect("policy");
         assert_eq!((p.max_attempts(), p.jitter(), p.timeout()), (5, 0.0, Duration::from_secs(120)));
         let waits: Vec<f64> = (1..=6).map(|r| p.backoff(r).as_secs_f64()).collect();
         assert_eq!(waits, [1.0, 2.0, 4.0, 8.0, 16.0, 30.0]);
         let b = || JudgeSettingsBuilder::new(None, "judge");
         let edge = JudgeSettingsBuilder { concurrency: 1, retries: 0, timeout: Duration::from_millis(1), ..b() };
         let edge = edge.build().expect("bounds are valid");
-        assert_eq!((edge.concurrency(), edge.retries(), edge.retry_policy().max_attempts()), (1, 0, 1));
+        assert_eq!(
+            (edge.concurrency(), edge.retries(), edge.retry_policy().expect("policy").max_attempts()),
+            (1, 0, 1)
+        );
         assert_eq!(edge.to_builder().build().expect("round trip").timeout(), Duration::from_millis(1));
         let most = JudgeSettingsBuilder { retries: u32::MAX, ..b() }.build().expect("saturates");
-        assert_eq!(most.retry_policy().max_attempts(), u32::MAX);
+        assert_eq!(most.retry_policy().expect("policy").max_attempts(), u32::MAX);
         for (bad, says) in [
             (JudgeSettingsBuilder { concurrency: 0, ..b() }, "--judge-concurrency must be at least 1"),
             (JudgeSettingsBuilder { timeout: Duration::ZERO, ..b() }, "--llm-timeout"),

@@ -119,8 +119,7 @@ fn main() {
             (root, Route::FinanceZhRules)
         }
     };
-    let server =
-        MockServer::start(MockConfig::default().with_delay(DELAY).with_record_requests(false)).expect("mock");
+    let server = MockServer::start(MockConfig::default().with_delay(DELAY).with_record_requests(false)).expect("mock");
     println!("{route}, mock /embeddings answering after {} ms, batch {DEFAULT_EMBED_BATCH}", DELAY.as_millis());
     println!("| concurrency | units | batches | embedding s | batches/s | speed-up | whole build s |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");

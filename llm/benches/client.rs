@@ -41,8 +41,7 @@ fn mixed_text(chars: usize) -> String {
 
 /// A two-worker runtime, a zero-delay mock and its endpoint.
 fn mock() -> (tokio::runtime::Runtime, MockServer, EndpointConfig) {
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let server = MockServer::start(MockConfig::instant()).expect("mock starts");
     let endpoint = EndpointConfig::new(&server.base_url(), "bench", ApiKey::new("sk-bench")).expect("endpoint");
     (runtime, server, endpoint)
@@ -71,7 +70,8 @@ fn cache_hit_40k_chars(bencher: Bencher) {
     let (runtime, _server, endpoint) = mock();
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = ResponseCache::open(dir.path(), CacheMode::ReadWrite).expect("cache");
-    let client = Client::new(endpoint, ClientOptions { cache: Some(cache), ..ClientOptions::default() }).expect("client");
+    let client =
+        Client::new(endpoint, ClientOptions { cache: Some(cache), ..ClientOptions::default() }).expect("client");
     let big = rag_request();
     runtime.block_on(client.chat(&big)).expect("first call fills the cache");
     bencher.bench_local(|| {

@@ -44,7 +44,9 @@ pub fn run(args: MockLlmArgs) -> CliResult {
     let config = MockConfig::server()
         .with_delay(Duration::from_millis(args.delay_ms))
         .with_embedding_dim(args.embedding_dim)
-        .and_then(|c| c.with_faults((args.fault_rate > 0.0).then(|| FaultInjection::transient(args.fault_rate, args.seed))))
+        .and_then(|c| {
+            c.with_faults((args.fault_rate > 0.0).then(|| FaultInjection::transient(args.fault_rate, args.seed)))
+        })
         .map_err(llm_error)?
         .with_report_usage(!args.no_usage);
     let server = MockServer::start_on(args.port, config).map_err(llm_error)?;

@@ -7,9 +7,9 @@ use std::{collections::BTreeMap, path::PathBuf, process::ExitCode, time::Duratio
 
 use anser_llm::{GENERATION, JUDGE, Overrides, Settings};
 use anser_omb::{
-    ChatBackend, Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, LlmBackend, Loading, Mode,
-    Report, RetrySchedule, RetryScheduleBuilder, Transport, ValueTable, generate, judge_all, load_generations, load_responses,
-    transport::cleave_think, write_outputs, write_table,
+    ChatBackend, Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, LlmBackend, Loading,
+    Mode, Report, RetrySchedule, RetryScheduleBuilder, Transport, ValueTable, generate, judge_all, load_generations,
+    load_responses, transport::cleave_think, write_outputs, write_table,
 };
 use anser_runstore::{RunDir, RunName};
 use clap::{Args, Subcommand};

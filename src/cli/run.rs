@@ -7,7 +7,9 @@ use anser_agent::{
     run::{RESULTS_FILE, RunConfig, RunSummary, run},
 };
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
-use anser_llm::{CacheMode, Client, ClientOptions, GENERATION, Overrides, ResponseCache, Settings, retry::RetryPolicyBuilder};
+use anser_llm::{
+    CacheMode, Client, ClientOptions, GENERATION, Overrides, ResponseCache, Settings, retry::RetryPolicyBuilder,
+};
 use anser_manifest::TaskSet;
 use anser_runstore::RunName;
 use clap::{Args, ValueEnum};

@@ -63,8 +63,7 @@ fn vectors(index: &Path) -> Vec<u8> {
 
 #[test]
 fn a_killed_dense_build_resumes_without_re_requesting_finished_batches() {
-    let mock = MockServer::start(MockConfig::instant().with_delay(Duration::from_millis(150)))
-        .expect("mock starts");
+    let mock = MockServer::start(MockConfig::instant().with_delay(Duration::from_millis(150))).expect("mock starts");
     let dir = tempfile::tempdir().expect("tempdir");
     let sample = dir.path().join("sample");
     let o = anser(&["sample", "--out", sample.to_str().expect("utf8")]);

@@ -206,10 +206,14 @@ fn a_thousand_hostile_statements_neither_write_nor_escape_nor_overrun() {
         fixtures::build(route, &path);
         let before = std::fs::read(&path).expect("read");
         let escape = dir.path().join("escape.sqlite");
-        let params =
-            SqlParamsBuilder { time_limit_ms: TIME_LIMIT_MS, max_rows: 1_000, max_cell_chars: 10_000, ..SqlParamsBuilder::DEFAULT }
-                .build()
-                .expect("valid limits");
+        let params = SqlParamsBuilder {
+            time_limit_ms: TIME_LIMIT_MS,
+            max_rows: 1_000,
+            max_cell_chars: 10_000,
+            ..SqlParamsBuilder::DEFAULT
+        }
+        .build()
+        .expect("valid limits");
         let db = GuardedDb::open(&path, route, boundary, params).expect("opens");
         let templates = templates(route, &escape.display().to_string());
         for i in 0..PER_ROUTE {

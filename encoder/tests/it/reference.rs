@@ -41,7 +41,11 @@ fn vectors_match_sentence_transformers() {
     let (sentences, expected) = reference(&dir);
     assert_eq!(sentences.len(), 50);
     // A small batch size forces several padded batches of mixed lengths.
-    let enc = Encoder::open(&dir, &EncoderConfigBuilder { batch_size: 7, threads: 2, ..Default::default() }.build().expect("valid config")).expect("open");
+    let enc = Encoder::open(
+        &dir,
+        &EncoderConfigBuilder { batch_size: 7, threads: 2, ..Default::default() }.build().expect("valid config"),
+    )
+    .expect("open");
     let info = enc.info();
     assert_eq!((info.model_id.as_str(), info.dim, info.max_length), ("m3e-small", 512, 512));
     assert_eq!(info.pooling, Pooling::Mean);
@@ -51,7 +55,11 @@ fn vectors_match_sentence_transformers() {
     let worst = got.iter().zip(&expected).map(|(a, b)| cosine(a, b)).fold(f64::INFINITY, f64::min);
     assert!(worst >= 0.9999, "worst cosine {worst}");
     // Batch size 1 (no padding at all) gives the same vectors.
-    let single = Encoder::open(&dir, &EncoderConfigBuilder { batch_size: 1, ..Default::default() }.build().expect("valid config")).expect("open");
+    let single = Encoder::open(
+        &dir,
+        &EncoderConfigBuilder { batch_size: 1, ..Default::default() }.build().expect("valid config"),
+    )
+    .expect("open");
     let one = single.embed(&texts[..3]).expect("embed");
     for (a, b) in one.iter().zip(&got) {
         assert!(cosine(a, b) > 0.99999);
@@ -82,7 +90,9 @@ fn token_outputs_pool_to_sentence_vectors() {
 #[test]
 fn long_texts_are_truncated_and_normalisation_can_be_forced() {
     let Some(dir) = model_or_skip("m3e truncation") else { return };
-    let cfg = EncoderConfigBuilder { max_length: 16, normalize: Some(true), ..Default::default() }.build().expect("valid config");
+    let cfg = EncoderConfigBuilder { max_length: 16, normalize: Some(true), ..Default::default() }
+        .build()
+        .expect("valid config");
     let enc = Encoder::open(&dir, &cfg).expect("open");
     let long = "很长的句子".repeat(40);
     let t = enc.encode_tokens(&[long.as_str()]).expect("tokens");
@@ -110,7 +120,9 @@ fn parallel_sessions_give_the_reference_vectors_in_input_order() {
     let texts: Vec<&str> = sentences.iter().map(String::as_str).collect();
     // Two sessions of one thread each, batches of 4: 13 batches taken turn about, finishing in
     // any order; every vector must still land on its own sentence.
-    let cfg = EncoderConfigBuilder { batch_size: 4, threads: 2, sessions: 2, ..Default::default() }.build().expect("valid config");
+    let cfg = EncoderConfigBuilder { batch_size: 4, threads: 2, sessions: 2, ..Default::default() }
+        .build()
+        .expect("valid config");
     let enc = Encoder::open(&dir, &cfg).expect("open");
     let got = enc.embed(&texts).expect("embed");
     assert_eq!(got.len(), expected.len());

@@ -12,8 +12,8 @@ use std::{collections::BTreeMap, path::PathBuf, time::Instant};
 
 use anser_llm::{ApiKey, EndpointConfig};
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, Mode, Report, RetrySchedule, generate,
-    judge_all, load_generations, write_outputs,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, Mode, Report, RetrySchedule,
+    generate, judge_all, load_generations, write_outputs,
 };
 use anser_runstore::RunName;
 

@@ -43,7 +43,9 @@ pub use backend::{
 pub use cache::{CACHE_FILE, CacheEntry, JudgeCache, cache_key};
 pub use error::{Error, Result};
 pub use generate::{GenerateSettings, GenerateSummary, Generation, generate, generation_call, load_generations};
-pub use judge::{JudgeRun, JudgeSettings, JudgeSettingsBuilder, JudgeUsage, Observation, SampleResult, SampleStatus, judge_all};
+pub use judge::{
+    JudgeRun, JudgeSettings, JudgeSettingsBuilder, JudgeUsage, Observation, SampleResult, SampleStatus, judge_all,
+};
 pub use record::{Dataset, InvalidRecord, Loading, Record, Rubric, parse_record};
 pub use report::{Report, write_outputs, write_table};
 pub use responses::load_responses;

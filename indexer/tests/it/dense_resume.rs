@@ -92,8 +92,8 @@ fn vectors(index: &Path) -> Vec<u8> {
 
 #[test]
 fn concurrent_batches_keep_unit_order() {
-    let server = MockServer::start(MockConfig::instant().with_delay(std::time::Duration::from_millis(5)))
-        .expect("mock");
+    let server =
+        MockServer::start(MockConfig::instant().with_delay(std::time::Duration::from_millis(5))).expect("mock");
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path().join("corpus");
     corpus(&root);

@@ -1,7 +1,5 @@
 use anser_llm::mock::{Matcher, MockConfig, Reply};
-use anser_llm::{
-    ChatRequest, Error, Message, ResponseFormat, Role, Tool, ToolChoice, Usage, estimate_tokens,
-};
+use anser_llm::{ChatRequest, Error, Message, ResponseFormat, Role, Tool, ToolChoice, Usage, estimate_tokens};
 use serde_json::json;
 
 use crate::{fast_policy, fast_policy_with, setup, setup_with};

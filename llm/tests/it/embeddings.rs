@@ -26,8 +26,10 @@ async fn inputs_are_batched_and_returned_in_order() {
 
 #[tokio::test]
 async fn embedding_usage_is_estimated_when_missing_and_faults_are_retried() {
-    let config =
-        MockConfig::instant().with_report_usage(false).with_faults(Some(FaultInjection::transient(0.4, 3))).expect("valid mock config");
+    let config = MockConfig::instant()
+        .with_report_usage(false)
+        .with_faults(Some(FaultInjection::transient(0.4, 3)))
+        .expect("valid mock config");
     let (server, client) = setup_with(config, fast_policy_with(|p| p.max_attempts = 8), "");
     let inputs: Vec<String> = (0..20).map(|i| format!("text {i}")).collect();
     let out = client.embed(&EmbeddingRequest::new(inputs.clone()).with_batch_size(1)).await.expect("embed");

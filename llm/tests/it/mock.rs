@@ -57,7 +57,8 @@ async fn faults_are_recorded_with_the_request() {
 #[test]
 fn seeded_fault_injection_repeats_exactly() {
     let run = || {
-        let config = MockConfig::instant().with_faults(Some(FaultInjection::transient(0.3, 11))).expect("valid mock config");
+        let config =
+            MockConfig::instant().with_faults(Some(FaultInjection::transient(0.3, 11))).expect("valid mock config");
         let server = MockServer::start(config).expect("mock");
         let client = anser_llm::BlockingClient::new(
             crate::endpoint(&server, ""),
@@ -97,7 +98,10 @@ fn invalid_configs_and_busy_ports_are_errors() {
     let server = MockServer::start(MockConfig::instant()).expect("starts");
     assert!(server.set_faults(Some(bad)).is_err());
     let c = MockConfig::default();
-    assert_eq!((c.delay(), c.embedding_dim(), c.report_usage(), c.model()), (Duration::from_millis(20), 16, true, "mock-llm"));
+    assert_eq!(
+        (c.delay(), c.embedding_dim(), c.report_usage(), c.model()),
+        (Duration::from_millis(20), 16, true, "mock-llm")
+    );
     assert!(c.faults().is_none() && c.record_requests() && !MockConfig::server().record_requests());
     let first = MockServer::start(MockConfig::instant()).expect("first");
     let err = MockServer::start_on(first.addr().port(), MockConfig::instant()).expect_err("port in use");

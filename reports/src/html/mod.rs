@@ -178,7 +178,8 @@ pub fn run_page(report: &RunReport) -> Result<String> {
         let _ = writeln!(
             b,
             "<p class=\"note\">Mean over the group's tasks; 95% percentile bootstrap CI ({} resamples, seed {}). Bars show metrics on a 0–1 scale; MAE, SMAPE and LLM Judge (0–100) are in the tables.</p>",
-            report.params.resamples(), report.params.seed()
+            report.params.resamples(),
+            report.params.seed()
         );
     }
 
@@ -431,7 +432,10 @@ pub fn compare_page(c: &Comparison) -> Result<String> {
          p: paired sign-flip test (exact up to {} non-zero pairs, else {} random sign vectors), Holm-adjusted over each group's metrics; \
          * p &lt; {alpha}, ** p &lt; 0.01, *** p &lt; 0.001. Better/worse is direction-aware (lower MAE and SMAPE are better). \
          The forest plots show the metrics on a 0–1 scale.</p>",
-        c.params.resamples(), c.params.seed(), c.params.exact_max_pairs(), c.params.permutations()
+        c.params.resamples(),
+        c.params.seed(),
+        c.params.exact_max_pairs(),
+        c.params.permutations()
     );
     Ok(page("anser compare", &b))
 }

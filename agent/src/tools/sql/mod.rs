@@ -174,9 +174,22 @@ impl SqlParams {
 
     /// A builder holding these limits, to change some of them.
     pub fn to_builder(self) -> SqlParamsBuilder {
-        let SqlParams { time_limit_ms, max_rows, max_cell_chars, max_value_bytes, like_pattern_bytes, heap_limit_bytes } =
-            self;
-        SqlParamsBuilder { time_limit_ms, max_rows, max_cell_chars, max_value_bytes, like_pattern_bytes, heap_limit_bytes }
+        let SqlParams {
+            time_limit_ms,
+            max_rows,
+            max_cell_chars,
+            max_value_bytes,
+            like_pattern_bytes,
+            heap_limit_bytes,
+        } = self;
+        SqlParamsBuilder {
+            time_limit_ms,
+            max_rows,
+            max_cell_chars,
+            max_value_bytes,
+            like_pattern_bytes,
+            heap_limit_bytes,
+        }
     }
 
     /// Wall-clock limit of one statement, ms.

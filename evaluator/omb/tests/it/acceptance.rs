@@ -12,8 +12,8 @@ use std::{
 
 use anser_llm::{ApiKey, EndpointConfig};
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, JudgeSettingsBuilder, Report, RetryScheduleBuilder,
-    SampleStatus, generate, judge_all, load_generations, prompt::judge_prompt,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, JudgeSettingsBuilder, Report,
+    RetryScheduleBuilder, SampleStatus, generate, judge_all, load_generations, prompt::judge_prompt,
 };
 use anser_runstore::{RunName, sha256_hex};
 use serde_json::Value;

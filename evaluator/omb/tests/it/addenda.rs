@@ -9,8 +9,9 @@ use anser_llm::{
     mock::{Fault, Matcher, MockConfig, MockServer, Reply},
 };
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, JudgeSettingsBuilder, Mode, RecordingSleeper,
-    RetrySchedule, SampleResult, SampleStatus, generate, judge_all, load_generations, prompt::judge_prompt,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, JudgeSettingsBuilder, Mode,
+    RecordingSleeper, RetrySchedule, SampleResult, SampleStatus, generate, judge_all, load_generations,
+    prompt::judge_prompt,
 };
 use anser_runstore::RunName;
 use serde_json::{Value, json};
@@ -45,7 +46,8 @@ impl Env {
     fn judge(&self, dataset: &Dataset, answers: &BTreeMap<String, String>) -> JudgeRun {
         let dir = tempfile::tempdir().expect("tempdir");
         let cache = JudgeCache::open(dir.path()).expect("cache");
-        judge_all(dataset, answers, &JudgeSettings::new("judge").expect("valid judge settings"), &self.backend, &cache).expect("judge")
+        judge_all(dataset, answers, &JudgeSettings::new("judge").expect("valid judge settings"), &self.backend, &cache)
+            .expect("judge")
     }
 
     /// `generate` then `judge`, as `anser omb generate` + `anser omb judge --run-name`.

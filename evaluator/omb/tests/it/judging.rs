@@ -4,8 +4,8 @@
 use std::{collections::BTreeMap, io::Write};
 
 use anser_omb::{
-    Dataset, Error, GenerateSettings, JudgeCache, JudgeSettings, JudgeSettingsBuilder, Report, SampleStatus, generate, judge_all,
-    load_generations, write_outputs,
+    Dataset, Error, GenerateSettings, JudgeCache, JudgeSettings, JudgeSettingsBuilder, Report, SampleStatus, generate,
+    judge_all, load_generations, write_outputs,
 };
 use anser_runstore::RunName;
 use serde_json::json;
@@ -71,9 +71,14 @@ fn missing_responses_invalid_records_and_transport_failures_are_excluded_not_zer
     });
     let mut responses = answers(&["a", "b"]);
     responses.insert("zzz".into(), "stray".into());
-    let run =
-        judge_all(&d, &responses, &JudgeSettings::new("j").expect("valid judge settings"), &backend, &JudgeCache::open(dir.path()).expect("cache"))
-            .expect("judge");
+    let run = judge_all(
+        &d,
+        &responses,
+        &JudgeSettings::new("j").expect("valid judge settings"),
+        &backend,
+        &JudgeCache::open(dir.path()).expect("cache"),
+    )
+    .expect("judge");
     let by_id = |id: &str| run.samples.iter().find(|s| s.id == id).expect("sample");
     assert_eq!((by_id("a").expert_score, by_id("a").status), (Some(0.6), SampleStatus::Scored));
     assert_eq!((by_id("b").expert_score, by_id("b").status), (None, SampleStatus::Excluded));

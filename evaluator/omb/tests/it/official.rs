@@ -2,7 +2,9 @@
 
 use std::{collections::BTreeMap, time::Duration};
 
-use anser_omb::{Dataset, JudgeCache, JudgeSettingsBuilder, Mode, SampleStatus, judge_all, parse_official, score_official};
+use anser_omb::{
+    Dataset, JudgeCache, JudgeSettingsBuilder, Mode, SampleStatus, judge_all, parse_official, score_official,
+};
 use serde_json::json;
 
 use crate::{Scripted, record_json};
@@ -57,9 +59,10 @@ fn a_bad_item_stops_reading_but_keeps_earlier_items() {
 fn re_asks_only_when_nothing_parses() {
     let d = Dataset::parse(&record_json("o", &[(json!(1), 10), (json!(2), 6)]).to_string());
     let answers: BTreeMap<String, String> = [("o".to_string(), "answer".to_string())].into();
-    let settings = JudgeSettingsBuilder { mode: Mode::Official, reask_delay: Duration::ZERO, ..JudgeSettingsBuilder::new("j") }
-        .build()
-        .expect("valid judge settings");
+    let settings =
+        JudgeSettingsBuilder { mode: Mode::Official, reask_delay: Duration::ZERO, ..JudgeSettingsBuilder::new("j") }
+            .build()
+            .expect("valid judge settings");
 
     // Two unparsable replies, then a good one: three calls.
     let backend =
