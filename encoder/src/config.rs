@@ -46,16 +46,8 @@ pub const MAX_THREADS: usize = 1024;
 
 /// Parameters of an [`crate::Encoder`], valid by construction: built from an
 /// [`EncoderConfigBuilder`] (ranges on its fields' docs); read through the getters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncoderConfig {
-    ort_library: Option<PathBuf>,
-    max_length: usize,
-    batch_size: usize,
-    threads: usize,
-    sessions: usize,
-    pooling: Option<Pooling>,
-    normalize: Option<bool>,
-}
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EncoderConfig(EncoderConfigBuilder);
 
 /// The unchecked parameters of an encoder; [`EncoderConfigBuilder::build`] checks them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,70 +98,58 @@ impl EncoderConfigBuilder {
         if !(1..=MAX_SESSIONS).contains(&self.sessions) {
             return Err(Error::Param(format!("sessions {} must be in [1, {MAX_SESSIONS}]", self.sessions)));
         }
-        Ok(self.assemble())
-    }
-
-    fn assemble(self) -> EncoderConfig {
-        let EncoderConfigBuilder { ort_library, max_length, batch_size, threads, sessions, pooling, normalize } = self;
-        EncoderConfig { ort_library, max_length, batch_size, threads, sessions, pooling, normalize }
-    }
-}
-
-impl Default for EncoderConfig {
-    fn default() -> Self {
-        EncoderConfigBuilder::default().assemble()
+        Ok(EncoderConfig(self))
     }
 }
 
 impl EncoderConfig {
     /// A builder holding these parameters, to change some of them.
     pub fn to_builder(&self) -> EncoderConfigBuilder {
-        let EncoderConfig { ort_library, max_length, batch_size, threads, sessions, pooling, normalize } = self.clone();
-        EncoderConfigBuilder { ort_library, max_length, batch_size, threads, sessions, pooling, normalize }
+        self.0.clone()
     }
 
     /// ONNX Runtime library; `None` reads `ORT_DYLIB_PATH`.
     pub fn ort_library(&self) -> Option<&Path> {
-        self.ort_library.as_deref()
+        self.0.ort_library.as_deref()
     }
 
     /// Maximum tokens per text (before clamping to the model's positions).
     pub fn max_length(&self) -> usize {
-        self.max_length
+        self.0.max_length
     }
 
     /// Texts per ONNX Runtime call.
     pub fn batch_size(&self) -> usize {
-        self.batch_size
+        self.0.batch_size
     }
 
     /// Intra-op threads in all; 0 lets ONNX Runtime choose.
     pub fn threads(&self) -> usize {
-        self.threads
+        self.0.threads
     }
 
     /// Sessions running batches in parallel.
     pub fn sessions(&self) -> usize {
-        self.sessions
+        self.0.sessions
     }
 
     /// The pooling override.
     pub fn pooling(&self) -> Option<Pooling> {
-        self.pooling
+        self.0.pooling
     }
 
     /// The normalisation override.
     pub fn normalize(&self) -> Option<bool> {
-        self.normalize
+        self.0.normalize
     }
 
     /// Intra-op threads of session `i`: `threads` shared out as evenly as possible (the first
     /// `threads % sessions` sessions get one more), at least 1; 0 (ONNX Runtime chooses) when
     /// `threads` is 0.
     pub fn session_threads(&self, i: usize) -> usize {
-        match self.threads {
+        match self.0.threads {
             0 => 0,
-            t => (t / self.sessions + usize::from(i < t % self.sessions)).max(1),
+            t => (t / self.0.sessions + usize::from(i < t % self.0.sessions)).max(1),
         }
     }
 }

@@ -38,14 +38,7 @@ pub const DEFAULT_MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How the judge runs, valid by construction: built from a [`JudgeSettingsBuilder`] (ranges on
 /// its fields' docs); read through the getters.
 #[derive(Debug, Clone)]
-pub struct JudgeSettings {
-    endpoint: Option<EndpointConfig>,
-    model: String,
-    concurrency: usize,
-    retries: u32,
-    timeout: Duration,
-    cache: Option<PathBuf>,
-}
+pub struct JudgeSettings(JudgeSettingsBuilder);
 
 /// The unchecked judge settings; [`JudgeSettingsBuilder::build`] checks them.
 #[derive(Debug, Clone)]
@@ -86,8 +79,7 @@ impl JudgeSettingsBuilder {
         if self.timeout.is_zero() {
             return Err(Error::Options("--llm-timeout (the judge timeout) must be greater than zero".into()));
         }
-        let JudgeSettingsBuilder { endpoint, model, concurrency, retries, timeout, cache } = self;
-        let settings = JudgeSettings { endpoint, model, concurrency, retries, timeout, cache };
+        let settings = JudgeSettings(self);
         settings.retry_policy()?;
         Ok(settings)
     }
@@ -96,56 +88,49 @@ impl JudgeSettingsBuilder {
 impl JudgeSettings {
     /// A builder holding these settings, to change some of them.
     pub fn to_builder(&self) -> JudgeSettingsBuilder {
-        JudgeSettingsBuilder {
-            endpoint: self.endpoint.clone(),
-            model: self.model.clone(),
-            concurrency: self.concurrency,
-            retries: self.retries(),
-            timeout: self.timeout(),
-            cache: self.cache.clone(),
-        }
+        self.0.clone()
     }
 
     /// The endpoint; `None`: every judged task is `unavailable`.
     pub fn endpoint(&self) -> Option<&EndpointConfig> {
-        self.endpoint.as_ref()
+        self.0.endpoint.as_ref()
     }
 
     /// The model name written to `model_for_llm_judge`.
     pub fn model(&self) -> &str {
-        &self.model
+        &self.0.model
     }
 
     /// Concurrent judge calls.
     pub fn concurrency(&self) -> usize {
-        self.concurrency
+        self.0.concurrency
     }
 
     /// Retries after the first attempt.
     pub fn retries(&self) -> u32 {
-        self.retries
+        self.0.retries
     }
 
     /// Per-call timeout.
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.0.timeout
     }
 
     /// The JSONL cache file, if any.
     pub fn cache(&self) -> Option<&Path> {
-        self.cache.as_deref()
+        self.0.cache.as_deref()
     }
 
     /// The client's retry policy: `retries + 1` attempts, backoff `min(30 s, 2^(n-1) s)`, no
     /// jitter, the per-call timeout (checked by [`JudgeSettingsBuilder::build`], so it builds).
     pub fn retry_policy(&self) -> Result<RetryPolicy> {
         RetryPolicyBuilder {
-            max_attempts: self.retries.saturating_add(1),
+            max_attempts: self.0.retries.saturating_add(1),
             initial_backoff: Duration::from_secs(1),
             multiplier: 2.0,
             max_backoff: DEFAULT_MAX_BACKOFF,
             jitter: 0.0,
-            timeout: self.timeout,
+            timeout: self.0.timeout,
             ..RetryPolicyBuilder::default()
         }
         .build()
@@ -333,7 +318,7 @@ impl JudgeCache {
 pub fn judge_all(settings: &JudgeSettings, requests: &[JudgeRequest]) -> Result<(Vec<JudgeResult>, JudgeOverhead)> {
     let started = Instant::now();
     let mut overhead = JudgeOverhead { requests: requests.len(), ..JudgeOverhead::default() };
-    let Some(endpoint) = &settings.endpoint else {
+    let Some(endpoint) = settings.endpoint() else {
         if !requests.is_empty() {
             tracing::warn!("OPENAI_API_KEY is not set; LLM Judge is unavailable.");
         }
@@ -344,9 +329,9 @@ pub fn judge_all(settings: &JudgeSettings, requests: &[JudgeRequest]) -> Result<
         overhead.failed = requests.len();
         return Ok((vec![unavailable; requests.len()], overhead));
     };
-    let mut cache = JudgeCache::open(settings.cache.as_deref())?;
+    let mut cache = JudgeCache::open(settings.cache())?;
     let keys: Vec<String> =
-        requests.iter().map(|r| cache_key(&r.result_signature, &settings.model, &r.prompt)).collect();
+        requests.iter().map(|r| cache_key(&r.result_signature, settings.model(), &r.prompt)).collect();
     let mut results: Vec<Option<JudgeResult>> = keys.iter().map(|k| cache.get(k).cloned()).collect();
     overhead.cached = results.iter().filter(|r| r.is_some()).count();
     let todo: Vec<usize> = (0..requests.len()).filter(|&i| results[i].is_none()).collect();
@@ -363,7 +348,7 @@ pub fn judge_all(settings: &JudgeSettings, requests: &[JudgeRequest]) -> Result<
                 let prompt = requests[i].prompt.clone();
                 async move { (i, call(client, &prompt).await) }
             }))
-            .buffer_unordered(settings.concurrency)
+            .buffer_unordered(settings.concurrency())
             .collect::<Vec<_>>()
             .await
         });

@@ -36,21 +36,12 @@ pub const DEFAULT_SEED: u64 = 0x5EED_A115;
 
 /// Retry behaviour of a client, valid by construction: built from a [`RetryPolicyBuilder`]
 /// (bounds on its fields' docs; deserialising checks them too); read through the getters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RetryPolicyBuilder")]
-pub struct RetryPolicy {
-    max_attempts: u32,
-    initial_backoff: Duration,
-    multiplier: f64,
-    max_backoff: Duration,
-    jitter: f64,
-    max_retry_after: Duration,
-    timeout: Duration,
-    seed: u64,
-}
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(try_from = "RetryPolicyBuilder", into = "RetryPolicyBuilder")]
+pub struct RetryPolicy(RetryPolicyBuilder);
 
 /// The unchecked retry behaviour; [`RetryPolicyBuilder::build`] checks it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryPolicyBuilder {
     /// Attempts per call including the first, ≥ 1.
     pub max_attempts: u32,
@@ -92,6 +83,12 @@ impl TryFrom<RetryPolicyBuilder> for RetryPolicy {
     }
 }
 
+impl From<RetryPolicy> for RetryPolicyBuilder {
+    fn from(p: RetryPolicy) -> Self {
+        p.0
+    }
+}
+
 impl RetryPolicyBuilder {
     /// The policy, when every field is within its bounds (the error names the field).
     pub fn build(self) -> Result<RetryPolicy> {
@@ -115,100 +112,61 @@ impl RetryPolicyBuilder {
         if self.timeout.is_zero() {
             return bad("timeout", "must be greater than zero".into());
         }
-        Ok(self.assemble())
-    }
-
-    fn assemble(self) -> RetryPolicy {
-        let RetryPolicyBuilder {
-            max_attempts,
-            initial_backoff,
-            multiplier,
-            max_backoff,
-            jitter,
-            max_retry_after,
-            timeout,
-            seed,
-        } = self;
-        RetryPolicy { max_attempts, initial_backoff, multiplier, max_backoff, jitter, max_retry_after, timeout, seed }
-    }
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicyBuilder::default().assemble()
+        Ok(RetryPolicy(self))
     }
 }
 
 impl RetryPolicy {
     /// A builder holding this policy, to change some of it.
     pub fn to_builder(&self) -> RetryPolicyBuilder {
-        let RetryPolicy {
-            max_attempts,
-            initial_backoff,
-            multiplier,
-            max_backoff,
-            jitter,
-            max_retry_after,
-            timeout,
-            seed,
-        } = self.clone();
-        RetryPolicyBuilder {
-            max_attempts,
-            initial_backoff,
-            multiplier,
-            max_backoff,
-            jitter,
-            max_retry_after,
-            timeout,
-            seed,
-        }
+        self.0.clone()
     }
 
     /// Attempts per call including the first.
     pub fn max_attempts(&self) -> u32 {
-        self.max_attempts
+        self.0.max_attempts
     }
 
     /// Wait before the first retry, before jitter.
     pub fn initial_backoff(&self) -> Duration {
-        self.initial_backoff
+        self.0.initial_backoff
     }
 
     /// Growth of the wait per retry.
     pub fn multiplier(&self) -> f64 {
-        self.multiplier
+        self.0.multiplier
     }
 
     /// Longest computed wait.
     pub fn max_backoff(&self) -> Duration {
-        self.max_backoff
+        self.0.max_backoff
     }
 
     /// Jitter fraction.
     pub fn jitter(&self) -> f64 {
-        self.jitter
+        self.0.jitter
     }
 
     /// Longest `Retry-After` honoured.
     pub fn max_retry_after(&self) -> Duration {
-        self.max_retry_after
+        self.0.max_retry_after
     }
 
     /// Per-attempt timeout.
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.0.timeout
     }
 
     /// Seed of the jitter generator.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.0.seed
     }
 
     /// Wait before retry number `retry` (1 = the first retry), before jitter:
     /// `min(max_backoff, initial_backoff * multiplier^(retry-1))`.
     pub fn backoff(&self, retry: u32) -> Duration {
-        let factor = self.multiplier.powi(retry.saturating_sub(1).min(1000) as i32);
-        let secs = (self.initial_backoff.as_secs_f64() * factor).min(self.max_backoff.as_secs_f64());
+        let factor = self.0.multiplier.powi(retry.saturating_sub(1).min(1000) as i32);
+        let secs = (self.0.initial_backoff.as_secs_f64() * factor).min(self.0.max_backoff.as_secs_f64());
         Duration::from_secs_f64(secs)
     }
 
@@ -216,10 +174,10 @@ impl RetryPolicy {
     /// `max_retry_after`) when it gave one.
     pub fn wait(&self, retry: u32, retry_after: Option<Duration>, rng: &mut JitterRng) -> Duration {
         if let Some(ra) = retry_after {
-            return ra.min(self.max_retry_after);
+            return ra.min(self.0.max_retry_after);
         }
         let base = self.backoff(retry).as_secs_f64();
-        Duration::from_secs_f64(base * (1.0 - self.jitter * rng.next_f64()))
+        Duration::from_secs_f64(base * (1.0 - self.0.jitter * rng.next_f64()))
     }
 }
 

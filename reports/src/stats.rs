@@ -48,15 +48,8 @@ const TIE_TOLERANCE: f64 = 1e-9;
 
 /// Resampling parameters, valid by construction: built from a [`StatsParamsBuilder`] (ranges on
 /// its fields' docs); read through the getters.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StatsParams {
-    resamples: usize,
-    permutations: usize,
-    exact_max_pairs: usize,
-    seed: u64,
-    confidence: f64,
-    alpha: f64,
-}
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StatsParams(StatsParamsBuilder);
 
 /// The unchecked resampling parameters; [`StatsParamsBuilder::build`] checks them.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,66 +105,54 @@ impl StatsParamsBuilder {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             return Err(Error::Param(format!("alpha must be in (0, 1) (got {})", self.alpha)));
         }
-        Ok(self.assemble())
-    }
-
-    fn assemble(self) -> StatsParams {
-        let StatsParamsBuilder { resamples, permutations, exact_max_pairs, seed, confidence, alpha } = self;
-        StatsParams { resamples, permutations, exact_max_pairs, seed, confidence, alpha }
-    }
-}
-
-impl Default for StatsParams {
-    fn default() -> Self {
-        StatsParamsBuilder::default().assemble()
+        Ok(StatsParams(self))
     }
 }
 
 impl StatsParams {
     /// A builder holding these parameters, to change some of them.
     pub fn to_builder(self) -> StatsParamsBuilder {
-        let StatsParams { resamples, permutations, exact_max_pairs, seed, confidence, alpha } = self;
-        StatsParamsBuilder { resamples, permutations, exact_max_pairs, seed, confidence, alpha }
+        self.0
     }
 
     /// Bootstrap resamples per confidence interval.
     pub fn resamples(&self) -> usize {
-        self.resamples
+        self.0.resamples
     }
 
     /// Random sign vectors per Monte Carlo permutation test.
     pub fn permutations(&self) -> usize {
-        self.permutations
+        self.0.permutations
     }
 
     /// Largest count of non-zero differences whose sign vectors are enumerated exactly.
     pub fn exact_max_pairs(&self) -> usize {
-        self.exact_max_pairs
+        self.0.exact_max_pairs
     }
 
     /// Seed of every resampling.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.0.seed
     }
 
     /// Confidence level of the intervals.
     pub fn confidence(&self) -> f64 {
-        self.confidence
+        self.0.confidence
     }
 
     /// Significance level applied to Holm-adjusted p-values.
     pub fn alpha(&self) -> f64 {
-        self.alpha
+        self.0.alpha
     }
 
     /// The lower tail of a confidence interval, `(1 − confidence) / 2` (its upper tail is `1 −` it).
     pub fn tail(&self) -> f64 {
-        (1.0 - self.confidence) / 2.0
+        (1.0 - self.0.confidence) / 2.0
     }
 
     /// The generator for one named test (`parts` like `[group, metric, run]`).
     pub fn rng(&self, parts: &[&str]) -> Rng {
-        Rng::new(self.seed ^ stable_hash(parts))
+        Rng::new(self.0.seed ^ stable_hash(parts))
     }
 }
 
@@ -202,8 +183,8 @@ pub fn bootstrap_ci(values: &[f64], params: &StatsParams, rng: &mut Rng) -> Opti
         1 => return Some((values[0], values[0])),
         _ => {}
     }
-    let mut means = Vec::with_capacity(params.resamples);
-    for _ in 0..params.resamples {
+    let mut means = Vec::with_capacity(params.resamples());
+    for _ in 0..params.resamples() {
         let mut sum = 0.0;
         for _ in 0..n {
             sum += values[rng.below(n)];
@@ -244,7 +225,7 @@ pub fn sign_flip_p_value(diffs: &[f64], params: &StatsParams, rng: &mut Rng) -> 
             greater += 1;
         }
     };
-    if k <= params.exact_max_pairs {
+    if k <= params.exact_max_pairs() {
         // Gray code: each step flips one sign, so each sum costs O(1).
         let mut signs = vec![1.0f64; k];
         let mut sum = observed;
@@ -259,7 +240,7 @@ pub fn sign_flip_p_value(diffs: &[f64], params: &StatsParams, rng: &mut Rng) -> 
         let p = 2.0 * (less.min(greater) as f64) / total;
         (p.min(1.0), PMethod::Exact)
     } else {
-        for _ in 0..params.permutations {
+        for _ in 0..params.permutations() {
             let mut sum = 0.0;
             let mut bits = 0u64;
             for (i, d) in nonzero.iter().enumerate() {
@@ -271,7 +252,7 @@ pub fn sign_flip_p_value(diffs: &[f64], params: &StatsParams, rng: &mut Rng) -> 
             }
             count(sum);
         }
-        let total = params.permutations as f64 + 1.0;
+        let total = params.permutations() as f64 + 1.0;
         let p = 2.0 * ((less.min(greater) + 1) as f64) / total;
         (p.min(1.0), PMethod::MonteCarlo)
     }

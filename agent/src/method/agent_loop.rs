@@ -62,18 +62,8 @@ pub const MIN_TOOL_MESSAGE_CHARS: usize = 200;
 
 /// Budgets and limits of the agent, valid by construction: built from an [`AgentParamsBuilder`]
 /// (ranges on its fields' docs); read through the getters.
-#[derive(Debug, Clone)]
-pub struct AgentParams {
-    max_steps: usize,
-    max_task_tokens: u64,
-    max_tokens_per_call: u32,
-    temperature: f64,
-    rows_shown: usize,
-    tool_message_chars: usize,
-    force_fraction: f64,
-    deadline: Option<Duration>,
-    sql: SqlParams,
-}
+#[derive(Debug, Clone, Default)]
+pub struct AgentParams(AgentParamsBuilder);
 
 /// The unchecked budgets and limits of the agent; [`AgentParamsBuilder::build`] checks them.
 #[derive(Debug, Clone)]
@@ -132,100 +122,58 @@ impl AgentParamsBuilder {
         if !(0.0..1.0).contains(&self.force_fraction) {
             return Err(Error::Param(format!("force_fraction {} must be in [0, 1)", self.force_fraction)));
         }
-        Ok(self.assemble())
-    }
-
-    /// The parameters as they are (the defaults, or after [`Self::build`] checked them).
-    fn assemble(self) -> AgentParams {
-        let AgentParamsBuilder {
-            max_steps,
-            max_task_tokens,
-            max_tokens_per_call,
-            temperature,
-            rows_shown,
-            tool_message_chars,
-            force_fraction,
-            deadline,
-            sql,
-        } = self;
-        AgentParams {
-            max_steps,
-            max_task_tokens,
-            max_tokens_per_call,
-            temperature,
-            rows_shown,
-            tool_message_chars,
-            force_fraction,
-            deadline,
-            sql,
-        }
-    }
-}
-
-impl Default for AgentParams {
-    fn default() -> Self {
-        AgentParamsBuilder::default().assemble()
+        Ok(AgentParams(self))
     }
 }
 
 impl AgentParams {
     /// A builder holding these parameters, to change some of them.
     pub fn to_builder(&self) -> AgentParamsBuilder {
-        AgentParamsBuilder {
-            max_steps: self.max_steps,
-            max_task_tokens: self.max_task_tokens,
-            max_tokens_per_call: self.max_tokens_per_call,
-            temperature: self.temperature,
-            rows_shown: self.rows_shown,
-            tool_message_chars: self.tool_message_chars,
-            force_fraction: self.force_fraction,
-            deadline: self.deadline,
-            sql: self.sql,
-        }
+        self.0.clone()
     }
 
     /// Model turns per task.
     pub fn max_steps(&self) -> usize {
-        self.max_steps
+        self.0.max_steps
     }
 
     /// Token budget of one task.
     pub fn max_task_tokens(&self) -> u64 {
-        self.max_task_tokens
+        self.0.max_task_tokens
     }
 
     /// Output-token cap per call.
     pub fn max_tokens_per_call(&self) -> u32 {
-        self.max_tokens_per_call
+        self.0.max_tokens_per_call
     }
 
     pub fn temperature(&self) -> f64 {
-        self.temperature
+        self.0.temperature
     }
 
     /// SQL rows shown to the model per result.
     pub fn rows_shown(&self) -> usize {
-        self.rows_shown
+        self.0.rows_shown
     }
 
     /// Most characters of one tool message.
     pub fn tool_message_chars(&self) -> usize {
-        self.tool_message_chars
+        self.0.tool_message_chars
     }
 
     /// Fraction of the deadline reserved for the forced final answer.
     pub fn force_fraction(&self) -> f64 {
-        self.force_fraction
+        self.0.force_fraction
     }
 
     /// The per-task deadline.
     pub fn deadline(&self) -> Option<Duration> {
-        self.deadline
+        self.0.deadline
     }
 
     /// Limits of the SQL tool.
     pub fn sql(&self) -> SqlParams {
-        self.sql
+        self.0.sql
     }
 }
 
@@ -390,12 +338,12 @@ impl ToolBox {
         let spec = Manifest::get().route(task.route);
         let db = if spec.format == CorpusFormat::Sqlite {
             let t = Instant::now();
-            match GuardedDb::for_task(corpus_root, task, params.sql) {
+            match GuardedDb::for_task(corpus_root, task, params.sql()) {
                 Ok(db) => {
                     // A statement never runs into the time reserved for the forced final answer
                     // (the run loop's timeout cannot fire while a tool call blocks this thread).
-                    let reserve = 1.0 - params.force_fraction;
-                    db.set_task_deadline(params.deadline.map(|d| started + d.mul_f64(reserve)));
+                    let reserve = 1.0 - params.force_fraction();
+                    db.set_task_deadline(params.deadline().map(|d| started + d.mul_f64(reserve)));
                     trace.record(
                         "open_corpus",
                         Stage::Sql,
@@ -442,7 +390,7 @@ impl ToolBox {
     }
 
     fn shown(&self, v: Value) -> String {
-        shown(v, self.params.tool_message_chars)
+        shown(v, self.params.tool_message_chars())
     }
 
     fn result_ref(&self, name: &str) -> Result<&SqlResult> {
@@ -548,7 +496,7 @@ impl ToolBox {
             args["query"].as_str().ok_or_else(|| Error::Param("sql needs {\"query\": \"SELECT ...\"}".into()))?;
         let result = self.db()?.query(query)?;
         let name = format!("r{}", self.results.len() + 1);
-        let rows: Vec<&Vec<Value>> = result.rows.iter().take(self.params.rows_shown).collect();
+        let rows: Vec<&Vec<Value>> = result.rows.iter().take(self.params.rows_shown()).collect();
         let message = json!({
             "ok": true, "stored_as": name, "columns": result.columns, "row_count": result.row_count,
             "truncated": result.truncated, "rows_shown": rows.len(), "rows": rows, "boundary": result.boundary,
@@ -658,15 +606,15 @@ impl AgentMethod {
         ];
         let mut usage: Option<Usage> = None;
         let mut errors = Vec::new();
-        for step in 0..self.env.params().max_steps {
+        for step in 0..self.env.params().max_steps() {
             if self.out_of_budget(started, usage.as_ref()) {
                 trace.note("budget", json!({"step": step, "reason": "forced final answer"}));
                 break;
             }
             let request = ChatRequest::new(messages.clone())
                 .with_tools(tool_defs.clone(), Some(ToolChoice::Auto))
-                .with_temperature(self.env.params().temperature)
-                .with_max_tokens(self.env.params().max_tokens_per_call);
+                .with_temperature(self.env.params().temperature())
+                .with_max_tokens(self.env.params().max_tokens_per_call());
             let response = match self.call(&request, step, trace, &mut usage).await {
                 Ok(r) => r,
                 Err(e) => return failed_after(errors, GenerationStatus::RequestError, state.seen_evidence, e, usage),
@@ -701,9 +649,9 @@ impl AgentMethod {
             "The budget is exhausted. Reply now with one JSON object {\"answer\": ..., \"evidence\": [...]} and nothing else.",
         ));
         let request = ChatRequest::new(messages)
-            .with_temperature(self.env.params().temperature)
-            .with_max_tokens(self.env.params().max_tokens_per_call);
-        match self.call(&request, self.env.params().max_steps, trace, &mut usage).await {
+            .with_temperature(self.env.params().temperature())
+            .with_max_tokens(self.env.params().max_tokens_per_call());
+        match self.call(&request, self.env.params().max_steps(), trace, &mut usage).await {
             Ok(r) => self.final_from_text(task, &state, r.text(), usage, errors),
             Err(e) => failed_after(errors, GenerationStatus::RequestError, state.seen_evidence, e, usage),
         }
@@ -711,10 +659,10 @@ impl AgentMethod {
 
     fn out_of_budget(&self, started: Instant, usage: Option<&Usage>) -> bool {
         let params = self.env.params();
-        let tokens = usage.is_some_and(|u| u.total_tokens >= params.max_task_tokens);
+        let tokens = usage.is_some_and(|u| u.total_tokens >= params.max_task_tokens());
         let time = params
-            .deadline
-            .is_some_and(|d| started.elapsed().as_secs_f64() >= d.as_secs_f64() * (1.0 - params.force_fraction));
+            .deadline()
+            .is_some_and(|d| started.elapsed().as_secs_f64() >= d.as_secs_f64() * (1.0 - params.force_fraction()));
         tokens || time
     }
 

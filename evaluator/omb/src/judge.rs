@@ -39,14 +39,7 @@ pub const DEFAULT_REASK_DELAY: Duration = Duration::from_secs(10);
 /// How to judge, valid by construction: built from a [`JudgeSettingsBuilder`] (or
 /// [`JudgeSettings::new`] for one judge with the defaults); read through the getters.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JudgeSettings {
-    judges: Vec<String>,
-    repeats: u32,
-    mode: Mode,
-    concurrency: usize,
-    official_reasks: u32,
-    reask_delay: Duration,
-}
+pub struct JudgeSettings(JudgeSettingsBuilder);
 
 /// The unchecked judge settings; [`JudgeSettingsBuilder::build`] checks them.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,8 +87,7 @@ impl JudgeSettingsBuilder {
         if self.concurrency == 0 {
             return Err(Error::Setting("--judge-concurrency must be at least 1".into()));
         }
-        let JudgeSettingsBuilder { judges, repeats, mode, concurrency, official_reasks, reask_delay } = self;
-        Ok(JudgeSettings { judges, repeats, mode, concurrency, official_reasks, reask_delay })
+        Ok(JudgeSettings(self))
     }
 }
 
@@ -107,31 +99,31 @@ impl JudgeSettings {
 
     /// Judge models; the first is the primary.
     pub fn judges(&self) -> &[String] {
-        &self.judges
+        &self.0.judges
     }
 
     /// Requests per response and judge.
     pub fn repeats(&self) -> u32 {
-        self.repeats
+        self.0.repeats
     }
 
     pub fn mode(&self) -> Mode {
-        self.mode
+        self.0.mode
     }
 
     /// Concurrent judge requests.
     pub fn concurrency(&self) -> usize {
-        self.concurrency
+        self.0.concurrency
     }
 
     /// Official mode: extra requests when nothing in a reply parses.
     pub fn official_reasks(&self) -> u32 {
-        self.official_reasks
+        self.0.official_reasks
     }
 
     /// Official mode: wait before each re-ask.
     pub fn reask_delay(&self) -> Duration {
-        self.reask_delay
+        self.0.reask_delay
     }
 }
 
@@ -259,8 +251,8 @@ pub fn judge_all(
     let mut jobs = Vec::new();
     for (r, record) in dataset.records.iter().enumerate() {
         if responses.contains_key(&record.id) {
-            for j in 0..settings.judges.len() {
-                for repeat in 0..settings.repeats {
+            for j in 0..settings.judges().len() {
+                for repeat in 0..settings.repeats() {
                     jobs.push((r, j, repeat));
                 }
             }
@@ -270,7 +262,7 @@ pub fn judge_all(
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        for _ in 0..settings.concurrency.min(jobs.len().max(1)) {
+        for _ in 0..settings.concurrency().min(jobs.len().max(1)) {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -280,7 +272,7 @@ pub fn judge_all(
                     }
                     let record = &dataset.records[r];
                     let answer = responses.get(&record.id).map_or("", String::as_str);
-                    match observe(record, answer, &settings.judges[j], repeat, settings, backend, cache) {
+                    match observe(record, answer, &settings.judges()[j], repeat, settings, backend, cache) {
                         Ok(obs) => {
                             if let Ok(mut all) = results.lock() {
                                 all[i] = Some(obs);
@@ -398,7 +390,7 @@ fn observe(
             obs.usage.add(&reply.usage);
             obs.latency_ms += reply.latency_ms;
         }
-        match settings.mode {
+        match settings.mode() {
             Mode::Evalscope => {
                 // EvalScope's message validator cuts the first think block before the contract.
                 match parse_strict(&completion_text(&reply), &expected) {
@@ -415,9 +407,9 @@ fn observe(
             }
             Mode::Official => {
                 let parsed = parse_official(&reply.text);
-                if parsed.is_empty() && attempt < settings.official_reasks {
+                if parsed.is_empty() && attempt < settings.official_reasks() {
                     if !cached {
-                        std::thread::sleep(settings.reask_delay);
+                        std::thread::sleep(settings.reask_delay());
                     }
                     attempt += 1;
                     continue;
@@ -460,7 +452,7 @@ fn excluded(record: &Record, reason: String) -> SampleResult {
 fn combine_sample(record: &Record, observations: Vec<Observation>, settings: &JudgeSettings) -> SampleResult {
     let per_judge = |metric: fn(&SampleScore) -> Option<f64>| -> Vec<Vec<Option<f64>>> {
         settings
-            .judges
+            .judges()
             .iter()
             .map(|j| {
                 observations
@@ -500,8 +492,8 @@ fn combine_sample(record: &Record, observations: Vec<Observation>, settings: &Ju
 
 fn run_summaries(samples: &[SampleResult], settings: &JudgeSettings) -> Vec<RunSummary> {
     let mut runs = Vec::new();
-    for judge in &settings.judges {
-        for repeat in 0..settings.repeats {
+    for judge in settings.judges() {
+        for repeat in 0..settings.repeats() {
             let values: Vec<SampleValues> = samples
                 .iter()
                 .filter_map(|s| {

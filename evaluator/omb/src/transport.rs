@@ -58,15 +58,8 @@ const NON_RETRYABLE_GATEWAY_CODES: [&str; 6] = ["400", "401", "402", "403", "404
 
 /// When and how long to retry, valid by construction: built from a [`RetryScheduleBuilder`]
 /// (bounds on its fields' docs); read through the getters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetrySchedule {
-    attempts: u32,
-    attempt_delay: Duration,
-    sdk_retries: u32,
-    sdk_initial_delay: Duration,
-    sdk_max_delay: Duration,
-    timeout: Duration,
-}
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RetrySchedule(RetryScheduleBuilder);
 
 /// The unchecked retry schedule; [`RetryScheduleBuilder::build`] checks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,51 +106,39 @@ impl RetryScheduleBuilder {
                 self.sdk_max_delay, self.sdk_initial_delay
             )));
         }
-        Ok(self.assemble())
-    }
-
-    fn assemble(self) -> RetrySchedule {
-        let RetryScheduleBuilder { attempts, attempt_delay, sdk_retries, sdk_initial_delay, sdk_max_delay, timeout } =
-            self;
-        RetrySchedule { attempts, attempt_delay, sdk_retries, sdk_initial_delay, sdk_max_delay, timeout }
-    }
-}
-
-impl Default for RetrySchedule {
-    fn default() -> Self {
-        RetryScheduleBuilder::default().assemble()
+        Ok(RetrySchedule(self))
     }
 }
 
 impl RetrySchedule {
     /// Attempts in all.
     pub fn attempts(&self) -> u32 {
-        self.attempts
+        self.0.attempts
     }
 
     /// Wait between attempts.
     pub fn attempt_delay(&self) -> Duration {
-        self.attempt_delay
+        self.0.attempt_delay
     }
 
     /// SDK retries inside each attempt.
     pub fn sdk_retries(&self) -> u32 {
-        self.sdk_retries
+        self.0.sdk_retries
     }
 
     /// First SDK wait.
     pub fn sdk_initial_delay(&self) -> Duration {
-        self.sdk_initial_delay
+        self.0.sdk_initial_delay
     }
 
     /// Longest SDK wait.
     pub fn sdk_max_delay(&self) -> Duration {
-        self.sdk_max_delay
+        self.0.sdk_max_delay
     }
 
     /// Per-request timeout.
     pub fn timeout(&self) -> Duration {
-        self.timeout
+        self.0.timeout
     }
 
     /// The SDK's wait before its retry number `n` (0-based): the server's delay when it is in
@@ -166,8 +147,8 @@ impl RetrySchedule {
         if let Some(ra) = retry_after.filter(|ra| ra.is_finite() && *ra > 0.0 && *ra <= MAX_RETRY_AFTER.as_secs_f64()) {
             return Duration::from_secs_f64(ra);
         }
-        let secs = self.sdk_initial_delay.as_secs_f64() * 2f64.powi(n.min(1000) as i32);
-        Duration::from_secs_f64(secs.min(self.sdk_max_delay.as_secs_f64()))
+        let secs = self.0.sdk_initial_delay.as_secs_f64() * 2f64.powi(n.min(1000) as i32);
+        Duration::from_secs_f64(secs.min(self.0.sdk_max_delay.as_secs_f64()))
     }
 }
 
@@ -268,7 +249,7 @@ pub fn call_with_retries(
 ) -> CallResult {
     let mut requests = 0;
     let mut last = String::new();
-    for attempt in 1..=schedule.attempts.max(1) {
+    for attempt in 1..=schedule.attempts().max(1) {
         let mut sdk_retry = 0;
         let failure = loop {
             requests += 1;
@@ -282,7 +263,7 @@ pub fn call_with_retries(
                     let sdk_retryable = !too_long
                         && should_retry.unwrap_or(matches!(status, 408 | 409 | 429) || status >= 500)
                         && !(200..300).contains(&status);
-                    if sdk_retryable && sdk_retry < schedule.sdk_retries {
+                    if sdk_retryable && sdk_retry < schedule.sdk_retries() {
                         sleeper.sleep(schedule.sdk_delay(sdk_retry, retry_after));
                         sdk_retry += 1;
                         continue;
@@ -296,7 +277,7 @@ pub fn call_with_retries(
                     break AttemptError::Retryable(status_error(status, &body).0);
                 }
                 HttpOutcome::Connection(e) => {
-                    if sdk_retry < schedule.sdk_retries {
+                    if sdk_retry < schedule.sdk_retries() {
                         sleeper.sleep(schedule.sdk_delay(sdk_retry, None));
                         sdk_retry += 1;
                         continue;
@@ -309,11 +290,11 @@ pub fn call_with_retries(
             AttemptError::Fatal(e) => return CallResult { result: Err(e), requests },
             AttemptError::Retryable(e) => last = e,
         }
-        if attempt < schedule.attempts {
-            sleeper.sleep(schedule.attempt_delay);
+        if attempt < schedule.attempts() {
+            sleeper.sleep(schedule.attempt_delay());
         }
     }
-    CallResult { result: Err(format!("failed after {} attempt(s): {last}", schedule.attempts)), requests }
+    CallResult { result: Err(format!("failed after {} attempt(s): {last}", schedule.attempts())), requests }
 }
 
 /// `(err_msg, body)` as the SDK's `_make_status_error_from_response` builds them: the message
@@ -500,8 +481,8 @@ impl EvalscopeBackend {
         sleeper: Box<dyn Sleeper + Send>,
     ) -> Result<Self> {
         let http = reqwest::Client::builder()
-            .timeout(schedule.timeout)
-            .connect_timeout(Duration::from_secs(5).min(schedule.timeout))
+            .timeout(schedule.timeout())
+            .connect_timeout(Duration::from_secs(5).min(schedule.timeout()))
             .build()
             .map_err(|e| Error::Setting(format!("cannot build the HTTP client: {e}")))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -73,18 +73,11 @@ const PROGRESS_OPS: i32 = 1_000;
 /// Limits of the SQL tool, valid by construction: built from a [`SqlParamsBuilder`] (ranges on
 /// its fields' docs); read through the getters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct SqlParams {
-    time_limit_ms: u64,
-    max_rows: usize,
-    max_cell_chars: usize,
-    max_value_bytes: usize,
-    like_pattern_bytes: usize,
-    heap_limit_bytes: u64,
-}
+pub struct SqlParams(SqlParamsBuilder);
 
 /// The unchecked limits of the SQL tool; [`SqlParamsBuilder::build`] checks them. Usable in
 /// `const` items: `SqlParamsBuilder { max_rows: 5, ..SqlParamsBuilder::DEFAULT }`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct SqlParamsBuilder {
     /// Wall-clock limit of one statement, ms (1..=600,000).
     pub time_limit_ms: u64,
@@ -143,15 +136,7 @@ impl SqlParamsBuilder {
                 self.heap_limit_bytes
             )));
         }
-        let SqlParamsBuilder {
-            time_limit_ms,
-            max_rows,
-            max_cell_chars,
-            max_value_bytes,
-            like_pattern_bytes,
-            heap_limit_bytes,
-        } = self;
-        Ok(SqlParams { time_limit_ms, max_rows, max_cell_chars, max_value_bytes, like_pattern_bytes, heap_limit_bytes })
+        Ok(SqlParams(self))
     }
 }
 
@@ -163,63 +148,41 @@ impl Default for SqlParams {
 
 impl SqlParams {
     /// The `DEFAULT_*` limits.
-    pub const DEFAULT: SqlParams = SqlParams {
-        time_limit_ms: DEFAULT_TIME_LIMIT_MS,
-        max_rows: DEFAULT_MAX_ROWS,
-        max_cell_chars: DEFAULT_MAX_CELL_CHARS,
-        max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
-        like_pattern_bytes: DEFAULT_LIKE_PATTERN_BYTES,
-        heap_limit_bytes: DEFAULT_HEAP_LIMIT_BYTES,
-    };
+    pub const DEFAULT: SqlParams = SqlParams(SqlParamsBuilder::DEFAULT);
 
     /// A builder holding these limits, to change some of them.
     pub fn to_builder(self) -> SqlParamsBuilder {
-        let SqlParams {
-            time_limit_ms,
-            max_rows,
-            max_cell_chars,
-            max_value_bytes,
-            like_pattern_bytes,
-            heap_limit_bytes,
-        } = self;
-        SqlParamsBuilder {
-            time_limit_ms,
-            max_rows,
-            max_cell_chars,
-            max_value_bytes,
-            like_pattern_bytes,
-            heap_limit_bytes,
-        }
+        self.0
     }
 
     /// Wall-clock limit of one statement, ms.
     pub fn time_limit_ms(&self) -> u64 {
-        self.time_limit_ms
+        self.0.time_limit_ms
     }
 
     /// Rows returned; more are reported as truncated.
     pub fn max_rows(&self) -> usize {
-        self.max_rows
+        self.0.max_rows
     }
 
     /// Characters kept of one text cell.
     pub fn max_cell_chars(&self) -> usize {
-        self.max_cell_chars
+        self.0.max_cell_chars
     }
 
     /// `SQLITE_LIMIT_LENGTH` in bytes.
     pub fn max_value_bytes(&self) -> usize {
-        self.max_value_bytes
+        self.0.max_value_bytes
     }
 
     /// Longest LIKE/GLOB pattern in bytes.
     pub fn like_pattern_bytes(&self) -> usize {
-        self.like_pattern_bytes
+        self.0.like_pattern_bytes
     }
 
     /// Process-wide SQLite heap ceiling in bytes.
     pub fn heap_limit_bytes(&self) -> u64 {
-        self.heap_limit_bytes
+        self.0.heap_limit_bytes
     }
 }
 
@@ -295,8 +258,8 @@ impl GuardedDb {
             conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
             conn.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0)?;
             // Validated to ≤ 256 MiB and ≤ 10,000: both fit an i32.
-            conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, params.max_value_bytes as i32)?;
-            conn.set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, params.like_pattern_bytes as i32)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_LENGTH, params.max_value_bytes() as i32)?;
+            conn.set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, params.like_pattern_bytes() as i32)?;
             conn.set_limit(Limit::SQLITE_LIMIT_FUNCTION_ARG, MAX_FUNCTION_ARGS)?;
             conn.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, (MAX_SQL_CHARS * 4) as i32)?;
             // Sorts, DISTINCT, GROUP BY and materialised subqueries: in memory, never in a
@@ -304,9 +267,9 @@ impl GuardedDb {
             // pragma only lowers the process-wide ceiling, never raises it, and answers with
             // the ceiling in force.
             conn.pragma_update(None, "temp_store", "MEMORY")?;
-            let limit = i64::try_from(params.heap_limit_bytes).unwrap_or(i64::MAX);
+            let limit = i64::try_from(params.heap_limit_bytes()).unwrap_or(i64::MAX);
             let in_force: i64 = conn.pragma_update_and_check(None, "hard_heap_limit", limit, |r| r.get(0))?;
-            Ok(u64::try_from(in_force).unwrap_or(params.heap_limit_bytes))
+            Ok(u64::try_from(in_force).unwrap_or(params.heap_limit_bytes()))
         };
         let heap_limit = setup(&conn).map_err(|e| open_err(format!("configuring the connection: {e}")))?;
 
@@ -350,7 +313,7 @@ impl GuardedDb {
 
         let watch = Watch::new();
         let limits =
-            FnLimits { max_value_bytes: params.max_value_bytes, like_pattern_bytes: params.like_pattern_bytes };
+            FnLimits { max_value_bytes: params.max_value_bytes(), like_pattern_bytes: params.like_pattern_bytes() };
         functions::register(&conn, &watch, limits).map_err(|e| open_err(format!("registering functions: {e}")))?;
         let handler_watch = Arc::clone(&watch);
         conn.progress_handler(PROGRESS_OPS, Some(move || handler_watch.expired()))
@@ -406,7 +369,7 @@ impl GuardedDb {
 
     /// Run one SELECT/WITH statement under the tool's limits.
     pub fn query(&self, sql: &str) -> Result<SqlResult> {
-        self.query_with(sql, self.params.max_rows)
+        self.query_with(sql, self.params.max_rows())
     }
 
     /// [`query`](Self::query) with another row limit (the planner reads whole populations).
@@ -428,7 +391,7 @@ impl GuardedDb {
             return Err(Error::SqlLimit("the task was interrupted (deadline or stop); no further SQL runs".into()));
         }
         let task_deadline = self.task_deadline.lock().ok().and_then(|d| *d);
-        let limit = Duration::from_millis(self.params.time_limit_ms);
+        let limit = Duration::from_millis(self.params.time_limit_ms());
         let (left, stop) = self.watch.arm(limit, task_deadline);
         if stop == Stop::TaskDeadline && task_deadline.is_some_and(|t| t <= Instant::now()) {
             self.watch.disarm();
@@ -475,7 +438,7 @@ impl GuardedDb {
             }
             let mut out = Vec::with_capacity(width);
             for i in 0..width {
-                out.push(cell(row.get_ref(i)?, self.params.max_cell_chars, &mut cut));
+                out.push(cell(row.get_ref(i)?, self.params.max_cell_chars(), &mut cut));
             }
             rows_out.push(out);
         }
@@ -503,18 +466,18 @@ impl GuardedDb {
                     "stopped at the task's deadline, {} ms after the statement started (before its own {} ms \
                      limit); answer with what you have",
                     left.as_millis(),
-                    self.params.time_limit_ms
+                    self.params.time_limit_ms()
                 )),
                 Some(Stop::Interrupted) => {
                     Error::SqlLimit("the task was interrupted (deadline or stop); no further SQL runs".into())
                 }
-                Some(Stop::TimeLimit) | None => Error::SqlTimeout { limit_ms: self.params.time_limit_ms },
+                Some(Stop::TimeLimit) | None => Error::SqlTimeout { limit_ms: self.params.time_limit_ms() },
             };
         }
         if code == Some(rusqlite::ErrorCode::TooBig) {
             return Error::SqlLimit(format!(
                 "a value or row would exceed the {} MiB size limit; select shorter columns (substr) or fewer of them",
-                self.params.max_value_bytes >> 20
+                self.params.max_value_bytes() >> 20
             ));
         }
         if code == Some(rusqlite::ErrorCode::OutOfMemory) {
