@@ -24,7 +24,7 @@ use anser_llm::mock::{Matcher, MockConfig, MockServer};
 use anser_manifest::{Domain, Language, PublicTask};
 use serde_json::{Value, json};
 
-use self::scripted_from_gold::{Plan, gold_ids, plan_of, script_from_gold, tool_names};
+use self::scripted_from_gold::{Plan, gold_ids, gold_records, plan_of, script_from_gold, tool_names};
 use crate::common::{anser, stderr};
 
 /// Metrics whose perfect value is 1 and those whose perfect value is 0 (when the scorer computes
@@ -239,14 +239,6 @@ fn agent_scripted_from_gold_answers_every_group_with_gold_evidence_and_perfect_s
 
     // The scorer gives every task the score of the gold itself, and the headline metrics are
     // perfect.
-    let gold_records: Vec<Value> = bench
-        .tasks()
-        .iter()
-        .map(|t| {
-            let reference = bench.reference(&t.id).expect("reference");
-            json!({"id": t.id, "answer": reference.ground_truth, "retrieved_evidence": reference.evidence})
-        })
-        .collect();
     let options = EvalOptions {
         profile: Profile::Card,
         corpus_root: Some(corpus.clone()),
@@ -254,7 +246,7 @@ fn agent_scripted_from_gold_answers_every_group_with_gold_evidence_and_perfect_s
         bertscore: None,
     };
     let gold_eval = anser_evaluator::evaluate(
-        &ResultsInput::Records { source: "gold".into(), records: gold_records },
+        &ResultsInput::Records { source: "gold".into(), records: gold_records(&bench, bench.tasks()) },
         &bench,
         &options,
     )

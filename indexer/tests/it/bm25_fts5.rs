@@ -6,14 +6,11 @@ use anser_indexer::{Analyzer, Bm25Params, BuildOptions, Idf, RouteIndex, Tokens,
 use anser_manifest::Route;
 use rusqlite::Connection;
 
-use crate::fixtures::{RULES, rules_corpus};
+use crate::fixtures::{rules_corpus, rules_fixture};
 
 #[test]
 fn fts5_parameters_reproduce_sqlite_fts5_rank() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
+    let (_tmp, corpus, idx) = rules_fixture();
     let opts = BuildOptions { analyzers: vec![Analyzer::ZhBigram], ..Default::default() };
     build_route(&idx, &corpus, Route::FinanceZhRules, &opts, None).expect("build");
     let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");

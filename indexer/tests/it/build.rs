@@ -4,7 +4,7 @@ use anser_indexer::{Analyzer, BuildOptions, Chunking, Error, RouteIndex, build_r
 use anser_manifest::Route;
 use rusqlite::params;
 
-use crate::fixtures::{RULES, rules_corpus, sqlite_corpus};
+use crate::fixtures::{RULES, rules_corpus, rules_fixture, sqlite_corpus};
 
 fn top_record(ri: &RouteIndex, analyzer: Analyzer, query: &str) -> Option<String> {
     let (bm25, params) = ri.bm25(Some(analyzer)).expect("bm25");
@@ -14,10 +14,7 @@ fn top_record(ri: &RouteIndex, analyzer: Analyzer, query: &str) -> Option<String
 
 #[test]
 fn rules_index_build_search_and_reopen() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
+    let (_tmp, corpus, idx) = rules_fixture();
     let report = build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
     assert_eq!((report.action, report.records, report.units, report.excluded), ("built", 5, 5, 0));
 
@@ -195,10 +192,7 @@ fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() 
 
 #[test]
 fn an_index_of_the_previous_format_asks_for_a_rebuild() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
+    let (_tmp, corpus, idx) = rules_fixture();
     build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
     let fp = idx.join("finance_zh_rules/fingerprint.json");
     let text = std::fs::read_to_string(&fp).expect("fingerprint");

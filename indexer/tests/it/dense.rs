@@ -9,7 +9,7 @@ use anser_llm::{
 };
 use anser_manifest::Route;
 
-use crate::fixtures::{RULES, rules_corpus};
+use crate::fixtures::rules_fixture;
 
 #[test]
 fn api_embeddings_are_stored_with_model_and_dimension() {
@@ -17,10 +17,7 @@ fn api_embeddings_are_stored_with_model_and_dimension() {
     let endpoint = EndpointConfig::new(&server.base_url(), "mock-embed", ApiKey::none()).expect("endpoint");
     let embedder = ApiEmbedder::new(endpoint.clone(), Some(24)).expect("embedder");
     assert_eq!((embedder.model_id(), embedder.dim()), ("mock-embed", 24));
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
+    let (_tmp, corpus, idx) = rules_fixture();
     build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), Some(&embedder)).expect("build");
     let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
     let (vectors, dense) = ri.dense().expect("dense");
@@ -43,10 +40,7 @@ fn onnx_embeddings_find_paraphrases() {
         return;
     }
     let embedder = OnnxEmbedder::open(&shared.join("models/m3e-small"), 2).expect("encoder");
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
+    let (_tmp, corpus, idx) = rules_fixture();
     build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), Some(&embedder)).expect("build");
     let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
     let (vectors, dense) = ri.dense().expect("dense");

@@ -14,6 +14,16 @@ pub const RULES: &[(&str, &str, &str)] = &[
     ("收购管理办法", "14条", "投资者拥有权益的股份达到已发行股份的5%时，应当在3日内编制权益变动报告书。"),
 ];
 
+/// A temporary folder holding the `RULES` corpus root (`corpus/`) and the path of an index
+/// beside it (`idx/`, not built yet): (folder, corpus root, index).
+pub fn rules_fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    rules_corpus(&corpus, RULES);
+    let idx = tmp.path().join("idx");
+    (tmp, corpus, idx)
+}
+
 /// Write the rules as a corpus root holding `finance/zh/regulatory_rules.jsonl`.
 pub fn rules_corpus(root: &Path, rules: &[(&str, &str, &str)]) -> PathBuf {
     let file = root.join(&Manifest::get().route(Route::FinanceZhRules).file);

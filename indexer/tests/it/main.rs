@@ -9,3 +9,4 @@ mod dense;
 mod dense_resume;
 mod fixtures;
 mod hnsw_recall;
+mod recording;

@@ -102,24 +102,7 @@ pub async fn call<H: rmcp::ClientHandler>(
 
 /// The scripted tool calls of a task (gold answer and evidence), in MCP names.
 pub fn mcp_script(task: &PublicTask) -> Vec<(String, Value)> {
-    let reference = bench().reference(&task.id).expect("reference");
-    let mut steps = Vec::new();
-    for reply in crate::scripted_from_gold::script_from_gold(task, reference) {
-        let anser_llm::mock::Reply::ToolCalls(calls) = reply else { continue };
-        for c in calls {
-            let mut args: Value = serde_json::from_str(&c.arguments).expect("scripted arguments");
-            let name = if c.name == "answer" {
-                if let Some(e) = args.as_object_mut().and_then(|m| m.remove("evidence")) {
-                    args["retrieved_evidence"] = e;
-                }
-                "submit_answer".to_string()
-            } else {
-                c.name.clone()
-            };
-            steps.push((name, args));
-        }
-    }
-    steps
+    crate::scripted_from_gold::mcp_steps(task, bench().reference(&task.id).expect("reference"))
 }
 
 /// Take tasks until none is left, replaying each one's script; returns the ids solved.
