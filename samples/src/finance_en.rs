@@ -20,7 +20,7 @@ use crate::{
     fin::{self, Profile, Statement, pct, yoy},
     names::{EN_DRIVERS_DOWN, EN_DRIVERS_UP, EN_INDUSTRIES, EN_REGIONS, EN_RISKS, EN_STEMS},
     rng::Rng,
-    task::{Task, fill, plan_types},
+    task::{Task, descriptive_and_predictive},
 };
 
 /// A filer.
@@ -55,25 +55,8 @@ pub struct Filing {
     pub filing_date: String,
 }
 
-/// The generated corpus.
-#[derive(Debug)]
-pub struct FinanceEn {
-    pub companies: Vec<Company>,
-    pub filings: Vec<Filing>,
-    pub first_fy: i32,
-    pub last_fy: i32,
-}
-
-impl FinanceEn {
-    fn years(&self) -> usize {
-        (self.last_fy - self.first_fy + 2) as usize
-    }
-
-    /// The 10-K of company `c` for fiscal year `fy`.
-    pub fn filing(&self, c: usize, fy: i32) -> &Filing {
-        &self.filings[c * self.years() + (fy - self.first_fy) as usize]
-    }
-}
+/// The generated corpus: the filers and their 10-Ks.
+pub type FinanceEn = fin::Panel<Company, Filing>;
 
 fn size_bucket(assets: f64) -> &'static str {
     if assets < 1.5e9 {
@@ -189,7 +172,7 @@ pub fn build(ctx: &Ctx) -> FinanceEn {
             tags_intangibles,
         });
     }
-    FinanceEn { companies, filings, first_fy: sc.en_first_fy, last_fy: sc.en_last_fy }
+    FinanceEn { companies, records: filings, first_year: sc.en_first_fy, last_year: sc.en_last_fy }
 }
 
 /// USD amount in words: `USD 2.21 billion`, `USD 442.69 million` (answers and questions).
@@ -321,8 +304,7 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
 /// Write `finance/en/finance_reports.sqlite`; returns rows written.
 pub fn write(ctx: &Ctx, data: &FinanceEn, corpus: &Path) -> Result<u64> {
     let route = Route::FinanceEnReports;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     for co in &data.companies {
         let ind = &EN_INDUSTRIES[co.industry];
         db.insert(
@@ -342,7 +324,7 @@ pub fn write(ctx: &Ctx, data: &FinanceEn, corpus: &Path) -> Result<u64> {
             ],
         )?;
     }
-    for f in &data.filings {
+    for f in &data.records {
         let co = &data.companies[f.company];
         let doc = format!("{}-{}1231.htm", co.ticker.to_lowercase(), f.fy);
         db.insert(
@@ -443,15 +425,12 @@ const INS_TEXT: &str = "Answer from the annual filings and structured financial 
 
 /// The descriptive and predictive tasks.
 pub fn tasks(data: &FinanceEn, ctx: &Ctx) -> Result<Vec<(TaskGroup, Vec<Task>)>> {
-    let sc = ctx.scale;
-    let mut rng = Rng::derive(ctx.seed, "finance_en_tasks");
-    let desc: TaskGroup = "finance_en_descriptive".parse().map_err(crate::Error::bug)?;
-    let pred: TaskGroup = "finance_en_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = plan_types(&sc, desc, DESC_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
-    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(data, ty, rng))?;
-    let plan = plan_types(&sc, pred, PRED_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
-    let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(data, ty, rng))?;
-    Ok(vec![(desc, d), (pred, p)])
+    descriptive_and_predictive(
+        ctx,
+        "finance_en",
+        (DESC_TYPES, |ty, rng| descriptive(data, ty, rng)),
+        (PRED_TYPES, |ty, rng| predictive(data, ty, rng)),
+    )
 }
 
 /// A company population: description and members.
@@ -480,9 +459,9 @@ fn population(data: &FinanceEn, rng: &mut Rng) -> (String, Vec<usize>) {
 fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task> {
     let c = rng.below(data.companies.len());
     let co = &data.companies[c];
-    let fy = rng.range(i64::from(data.first_fy) + 1, i64::from(data.last_fy)) as i32;
-    let f = data.filing(c, fy);
-    let prev = data.filing(c, fy - 1);
+    let fy = rng.range(i64::from(data.first_year) + 1, i64::from(data.last_year)) as i32;
+    let f = data.record(c, fy);
+    let prev = data.record(c, fy - 1);
     match ty {
         "numeric_fact" => {
             let (q, v, ev) = match rng.below(4) {
@@ -539,7 +518,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "cross_section_screen" => {
             let (desc, members) = population(data, rng);
             let eligible: Vec<usize> =
-                members.into_iter().filter(|&m| data.filing(m, fy).st.total_revenue != 0.0).collect();
+                members.into_iter().filter(|&m| data.record(m, fy).st.total_revenue != 0.0).collect();
             if eligible.len() < 2 {
                 return None;
             }
@@ -550,14 +529,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 ),
                 ("net margin (net profit divided by total revenue)", Statement::net_margin),
             ]);
-            let mean = eligible.iter().map(|&m| metric(&data.filing(m, fy).st)).sum::<f64>() / eligible.len() as f64;
+            let mean = eligible.iter().map(|&m| metric(&data.record(m, fy).st)).sum::<f64>() / eligible.len() as f64;
             let q = match rng.below(2) {
                 0 => format!(
                     "Among the database's {desc}, excluding companies with missing or zero total revenue, compute each company's FY{fy} {mname} and return the simple average of those company-level values."
                 ),
                 _ => format!("What is the unweighted mean FY{fy} {mname} across {desc} with non-zero total revenue?"),
             };
-            let ids: Vec<&str> = eligible.iter().map(|&m| data.filing(m, fy).accession.as_str()).collect();
+            let ids: Vec<&str> = eligible.iter().map(|&m| data.record(m, fy).accession.as_str()).collect();
             Some(Task::new(
                 ty,
                 q,
@@ -572,7 +551,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let mut ids = Vec::new();
             let mut n = 0;
             for m in members {
-                let (a, b) = (data.filing(m, fy - 1), data.filing(m, fy));
+                let (a, b) = (data.record(m, fy - 1), data.record(m, fy));
                 if a.st.total_revenue == 0.0 || b.st.total_revenue == 0.0 {
                     continue;
                 }
@@ -603,7 +582,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let correct = EN_RISKS[*rng.pick(&f.risks)].1.to_string();
             let wrong =
                 rng.sample_indices(absent.len(), 3).into_iter().map(|k| EN_RISKS[absent[k]].1.to_string()).collect();
-            let (opts, answer) = options(rng, correct, wrong);
+            let (opts, answer) = fin::options(rng, correct, wrong, " ");
             let q = format!(
                 "For {}, which option reproduces a sentence that appears verbatim in the FY{fy} Item 1A risk factors? Options: {opts}",
                 label(co)
@@ -657,8 +636,8 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "ranking" => {
             let ind = co.industry;
             let mut ranked: Vec<(f64, usize)> = (0..data.companies.len())
-                .filter(|&m| data.companies[m].industry == ind && data.filing(m, fy).st.total_revenue != 0.0)
-                .map(|m| (data.filing(m, fy).st.net_margin(), m))
+                .filter(|&m| data.companies[m].industry == ind && data.record(m, fy).st.total_revenue != 0.0)
+                .map(|m| (data.record(m, fy).st.net_margin(), m))
                 .collect();
             if ranked.len() < 6 {
                 return None;
@@ -689,7 +668,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 fmt(top),
                 fmt(&bottom)
             );
-            let ids: Vec<&str> = ranked.iter().map(|(_, m)| data.filing(*m, fy).accession.as_str()).collect();
+            let ids: Vec<&str> = ranked.iter().map(|(_, m)| data.record(*m, fy).accession.as_str()).collect();
             Some(Task::new(ty, q, INS_TEXT, evs(ids), json!(gt)))
         }
         "screening" => {
@@ -697,9 +676,9 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let p = *rng.pick(&[10.0, 15.0, 25.0]);
             let mut hits: Vec<(f64, usize)> = members
                 .into_iter()
-                .filter(|&m| data.companies[m].tags_intangibles && data.filing(m, fy).st.total_assets > 0.0)
+                .filter(|&m| data.companies[m].tags_intangibles && data.record(m, fy).st.total_assets > 0.0)
                 .map(|m| {
-                    let st = &data.filing(m, fy).st;
+                    let st = &data.record(m, fy).st;
                     (pct(st.goodwill + st.intangible_assets, st.total_assets), m)
                 })
                 .filter(|(v, _)| *v > p)
@@ -725,7 +704,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 if hits.len() == 1 { "y" } else { "ies" },
                 list.join("; ")
             );
-            let ids: Vec<&str> = hits.iter().map(|(_, m)| data.filing(*m, fy).accession.as_str()).collect();
+            let ids: Vec<&str> = hits.iter().map(|(_, m)| data.record(*m, fy).accession.as_str()).collect();
             Some(Task::new(ty, q, INS_TEXT, evs(ids), json!(gt)))
         }
         "text_comparison" => {
@@ -756,24 +735,6 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "statistic" => statistic(data, fy, rng),
         _ => None,
     }
-}
-
-fn options(rng: &mut Rng, correct: String, wrong: Vec<String>) -> (String, String) {
-    let mut all: Vec<(bool, String)> = vec![(true, correct)];
-    all.extend(wrong.into_iter().take(3).map(|w| (false, w)));
-    rng.shuffle(&mut all);
-    let mut answer = String::new();
-    let parts: Vec<String> = all
-        .iter()
-        .zip(["A", "B", "C", "D"])
-        .map(|((ok, text), l)| {
-            if *ok {
-                answer = l.to_string();
-            }
-            format!("{l}. {text}")
-        })
-        .collect();
-    (parts.join(" "), answer)
 }
 
 type Test = Box<dyn Fn(&Statement, &Statement) -> bool>;
@@ -815,7 +776,7 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
         }
     };
     let hits: Vec<usize> =
-        members.into_iter().filter(|&m| test(&data.filing(m, fy).st, &data.filing(m, fy - 1).st)).collect();
+        members.into_iter().filter(|&m| test(&data.record(m, fy).st, &data.record(m, fy - 1).st)).collect();
     let q = match rng.below(4) {
         0 => format!("In FY{fy}, how many {scope} {cond}?"),
         1 => format!("Based on their FY{fy} annual filings, how many {scope} {cond}?"),
@@ -836,11 +797,11 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
 fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task> {
     let c = rng.below(data.companies.len());
     let co = &data.companies[c];
-    let last = data.last_fy;
+    let last = data.last_year;
     let target = last + 1;
-    let cur = data.filing(c, last);
-    let next = data.filing(c, target);
-    let ids: Vec<&str> = (0..5).map(|k| data.filing(c, last - 4 + k).accession.as_str()).collect();
+    let cur = data.record(c, last);
+    let next = data.record(c, target);
+    let ids: Vec<&str> = (0..5).map(|k| data.record(c, last - 4 + k).accession.as_str()).collect();
     let ev = evs(ids);
     let cutoff = format!("Use only information available in filings made through the FY{last} 10-K.");
     let (mname, f): (&str, fn(&Statement) -> f64) = *rng.pick(&[
@@ -869,7 +830,7 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
                 );
                 Some(Task::new(ty, q, &ins, ev, json!(format!("{actual:.2} %"))))
             } else {
-                let last_g = yoy(f(&cur.st), f(&data.filing(c, last - 1).st));
+                let last_g = yoy(f(&cur.st), f(&data.record(c, last - 1).st));
                 let q = if rng.chance(0.5) {
                     format!(
                         "Based on {}'s {mname} growth path through FY{last}, will FY{target} {mname} growth accelerate or decelerate relative to FY{last}? Explain briefly.",

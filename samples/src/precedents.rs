@@ -216,8 +216,7 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         docs.push((format!("{}", 10_000 + k * 7 + rng.below(7)), text, s));
     }
     let route = Route::LegalEnPrecedents;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     for (docid, text, _) in &docs {
         db.insert("documents", &[("docid", t(docid)), ("case_text", t(text)), ("corpus_role", t("precedent"))])?;
     }
@@ -229,13 +228,12 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         let (docid, _, s) = rng.pick(&docs);
         let (p, o) = (person(rng), person(rng));
         let q = format!("{} {}", s.facts.replace("{P}", &p).replace("{O}", &o), s.question);
-        Some(Task {
-            task_type: None,
-            query: q,
-            instruction: "Answer the legal question by retrieving the controlling precedent from the provided case-law corpus. State the governing rule and briefly explain how it applies to these facts.".into(),
-            evidence: json!([{"docid": docid, "type": "precedent_case"}]),
-            ground_truth: json!(s.holding),
-        })
+        Some(Task::untyped(
+            q,
+            "Answer the legal question by retrieving the controlling precedent from the provided case-law corpus. State the governing rule and briefly explain how it applies to these facts.",
+            json!([{"docid": docid, "type": "precedent_case"}]),
+            json!(s.holding),
+        ))
     })?;
     Ok(DomainOutput { files: vec![(route, rows)], tasks: vec![(group, tasks)] })
 }
