@@ -25,7 +25,7 @@ use anser_manifest::{Domain, Language, PublicTask};
 use serde_json::{Value, json};
 
 use self::scripted_from_gold::{Plan, gold_ids, gold_records, plan_of, script_from_gold, tool_names};
-use crate::common::{anser, stderr};
+use crate::common::{anser, metrics_by_id, stderr};
 
 /// Metrics whose perfect value is 1 and those whose perfect value is 0 (when the scorer computes
 /// them for a task). Recall@5 and Precision@5 are capped by the gold list's size, so for them
@@ -252,12 +252,7 @@ fn agent_scripted_from_gold_answers_every_group_with_gold_evidence_and_perfect_s
     )
     .expect("gold evaluates");
     let evaluation = read_json(&run_dir.join("evaluation.json"));
-    let details: BTreeMap<&str, &Value> = evaluation["files"][0]["details"]
-        .as_array()
-        .expect("details")
-        .iter()
-        .map(|d| (d["id"].as_str().expect("id"), &d["metrics"]))
-        .collect();
+    let details = metrics_by_id(&evaluation);
     let mut scored_groups = BTreeSet::new();
     for gold in gold_eval.details() {
         let got = details[gold.id.as_str()];

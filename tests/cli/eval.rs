@@ -89,7 +89,8 @@ fn example_results(path: &std::path::Path) -> Vec<u8> {
     bytes
 }
 
-fn eval_to(input: &std::path::Path, output: Option<&std::path::Path>, extra: &[&str]) -> std::process::Output {
+/// `anser eval` of `input` against the examples without the LLM judge, then `extra` flags.
+fn eval_examples(input: &std::path::Path, extra: &[&str]) -> std::process::Output {
     let bench = crate::common::examples_query();
     let mut args = vec![
         "eval",
@@ -97,14 +98,18 @@ fn eval_to(input: &std::path::Path, output: Option<&std::path::Path>, extra: &[&
         "--benchmark-dir",
         bench.to_str().expect("utf8"),
         "--skip-llm-judge",
-        "--format",
-        "csv",
     ];
+    args.extend(extra);
+    anser(&args)
+}
+
+fn eval_to(input: &std::path::Path, output: Option<&std::path::Path>, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["--format", "csv"];
     if let Some(o) = output {
         args.extend(["--output", o.to_str().expect("utf8")]);
     }
     args.extend(extra);
-    anser(&args)
+    eval_examples(input, &args)
 }
 
 /// `--output` naming an input — the results file itself, under another spelling, through a
@@ -198,17 +203,7 @@ fn warnings_print_once_per_kind_with_a_count() {
     }
     std::fs::write(&results, lines.join("\n") + "\n").expect("write");
     let output = tmp.path().join("evaluation.json");
-    let query = crate::common::examples_query();
-    let o = anser(&[
-        "eval",
-        results.to_str().expect("utf8"),
-        "--benchmark-dir",
-        query.to_str().expect("utf8"),
-        "--skip-llm-judge",
-        "--no-judge-cache",
-        "--output",
-        output.to_str().expect("utf8"),
-    ]);
+    let o = eval_examples(&results, &["--no-judge-cache", "--output", output.to_str().expect("utf8")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();

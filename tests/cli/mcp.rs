@@ -19,7 +19,7 @@ use anser_manifest::PublicTask;
 use serde_json::{Value, json};
 
 use crate::agent::scripted_from_gold::{Plan, gold_records, mcp_steps, plan_of};
-use crate::common::{IndexedSample, anser, stderr, stdout};
+use crate::common::{IndexedSample, anser, metrics_by_id, stderr, stdout};
 
 /// The venv's Python with the `mcp` package, or `None` after the skip reason (a failure under CI).
 fn python_with_mcp() -> Option<PathBuf> {
@@ -96,12 +96,7 @@ fn check_scores(fixture: &IndexedSample, bench: &Benchmark, run_dir: &Path, task
     let evaluation: Value =
         serde_json::from_str(&std::fs::read_to_string(run_dir.join("evaluation.json")).expect("evaluation.json"))
             .expect("json");
-    let details: BTreeMap<&str, &Value> = evaluation["files"][0]["details"]
-        .as_array()
-        .expect("details")
-        .iter()
-        .map(|d| (d["id"].as_str().expect("id"), &d["metrics"]))
-        .collect();
+    let details = metrics_by_id(&evaluation);
     assert_eq!(details.len(), tasks.len());
     let options = EvalOptions {
         profile: Profile::Card,

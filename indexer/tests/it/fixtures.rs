@@ -26,17 +26,7 @@ pub fn rules_fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
 
 /// Write the rules as a corpus root holding `finance/zh/regulatory_rules.jsonl`.
 pub fn rules_corpus(root: &Path, rules: &[(&str, &str, &str)]) -> PathBuf {
-    let file = root.join(&Manifest::get().route(Route::FinanceZhRules).file);
-    fs_err::create_dir_all(file.parent().expect("parent")).expect("mkdir");
-    let lines: Vec<String> = rules
-        .iter()
-        .enumerate()
-        .map(|(i, (law, item, content))| {
-            serde_json::json!({"id": i + 1, "law_name": law, "item": item, "content": content}).to_string()
-        })
-        .collect();
-    fs_err::write(&file, lines.join("\n") + "\n").expect("write");
-    file
+    crate::law_corpus::law_corpus(root, Route::FinanceZhRules, rules)
 }
 
 /// Create an empty SQLite corpus of `route` with the manifest's tables and declared types.
