@@ -4,7 +4,7 @@ use anser_indexer::{Analyzer, BuildOptions, Chunking, Error, RouteIndex, build_r
 use anser_manifest::Route;
 use rusqlite::params;
 
-use crate::fixtures::{RULES, rules_corpus, rules_fixture, sqlite_corpus};
+use crate::fixtures::{RULES, build_and_open, rules_corpus, rules_fixture, sqlite_corpus};
 
 fn top_record(ri: &RouteIndex, analyzer: Analyzer, query: &str) -> Option<String> {
     let (bm25, params) = ri.bm25(Some(analyzer)).expect("bm25");
@@ -15,10 +15,9 @@ fn top_record(ri: &RouteIndex, analyzer: Analyzer, query: &str) -> Option<String
 #[test]
 fn rules_index_build_search_and_reopen() {
     let (_tmp, corpus, idx) = rules_fixture();
-    let report = build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
+    let (report, ri) = build_and_open(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None);
     assert_eq!((report.action, report.records, report.units, report.excluded), ("built", 5, 5, 0));
 
-    let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
     assert_eq!(
         ri.fingerprint.bm25.iter().map(|p| p.analyzer).collect::<Vec<_>>(),
         vec![Analyzer::ZhJieba, Analyzer::ZhBigram]
@@ -96,9 +95,8 @@ fn ground_truth_report_rows_are_never_indexed() {
     }
     drop(conn);
     let idx = tmp.path().join("idx");
-    let report = build_route(&idx, &corpus, Route::FinanceZhReports, &BuildOptions::default(), None).expect("build");
+    let (report, ri) = build_and_open(&idx, &corpus, Route::FinanceZhReports, &BuildOptions::default(), None);
     assert_eq!((report.records, report.units, report.excluded), (1, 1, 1));
-    let ri = RouteIndex::open(&idx, Route::FinanceZhReports, None).expect("open");
     for a in [Analyzer::ZhJieba, Analyzer::ZhBigram] {
         let (bm25, params) = ri.bm25(Some(a)).expect("bm25");
         assert!(bm25.search("蓝鲸星云数值", 10, &params).expect("search").is_empty(), "{a}");
@@ -122,8 +120,7 @@ fn cluster_ids_are_looked_up_for_english_case_documents() {
     .expect("doc");
     drop(conn);
     let idx = tmp.path().join("idx");
-    build_route(&idx, &corpus, Route::LegalEnCases, &BuildOptions::default(), None).expect("build");
-    let ri = RouteIndex::open(&idx, Route::LegalEnCases, None).expect("open");
+    let (_, ri) = build_and_open(&idx, &corpus, Route::LegalEnCases, &BuildOptions::default(), None);
     let (bm25, params) = ri.bm25(None).expect("bm25");
     assert_eq!(bm25.analyzer(), Analyzer::EnStem);
     let hits = bm25.search("floods and withholding rent", 5, &params).expect("search");
@@ -161,8 +158,7 @@ fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() 
     }
     drop(conn);
     let idx = tmp.path().join("idx");
-    build_route(&idx, &corpus, Route::FinanceEnReports, &BuildOptions::default(), None).expect("build");
-    let ri = RouteIndex::open(&idx, Route::FinanceEnReports, None).expect("open");
+    let (_, ri) = build_and_open(&idx, &corpus, Route::FinanceEnReports, &BuildOptions::default(), None);
     assert!(ri.fingerprint.dated.is_some());
     let (bm25, params) = ri.bm25(None).expect("bm25");
     // The stored dates are the manifest's (fiscal year, filing date), in the store, the

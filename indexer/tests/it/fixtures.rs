@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use anser_indexer::{BuildOptions, BuildReport, Embedder, RouteIndex, build_route};
 use anser_manifest::{Manifest, Route};
 use rusqlite::Connection;
 
@@ -22,6 +23,18 @@ pub fn rules_fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
     rules_corpus(&corpus, RULES);
     let idx = tmp.path().join("idx");
     (tmp, corpus, idx)
+}
+
+/// Build `route` of the corpus root `corpus` into `idx`, then open the index.
+pub fn build_and_open(
+    idx: &Path,
+    corpus: &Path,
+    route: Route,
+    opts: &BuildOptions,
+    embedder: Option<&dyn Embedder>,
+) -> (BuildReport, RouteIndex) {
+    let report = build_route(idx, corpus, route, opts, embedder).expect("build");
+    (report, RouteIndex::open(idx, route, None).expect("open"))
 }
 
 /// Write the rules as a corpus root holding `finance/zh/regulatory_rules.jsonl`.

@@ -239,21 +239,22 @@ fn zh_forecasts_match_the_ground_truth_year_and_the_outlook() {
     assert!(checked >= 1, "no revenue forecast task in the sample");
 }
 
-/// Independent SQL for the English statistic conditions.
+/// Independent SQL for the English statistic conditions, by a phrase of the question (the first
+/// phrase found wins).
+const EN_CONDITIONS: &[(&str, &str)] = &[
+    ("even stronger operating cash flow", "f.net_operating_cash_flow > f.operating_profit"),
+    ("grew total revenue", "f.total_revenue > p.total_revenue"),
+    ("net loss", "f.net_profit < 0"),
+    ("above 60% of total assets", "f.total_liabilities > 0.6 * f.total_assets"),
+    ("improved gross margin", "f.gross_profit / f.operating_revenue > p.gross_profit / p.operating_revenue"),
+];
+
 fn en_condition(q: &str) -> &'static str {
-    if q.contains("even stronger operating cash flow") {
-        "f.net_operating_cash_flow > f.operating_profit"
-    } else if q.contains("grew total revenue") {
-        "f.total_revenue > p.total_revenue"
-    } else if q.contains("net loss") {
-        "f.net_profit < 0"
-    } else if q.contains("above 60% of total assets") {
-        "f.total_liabilities > 0.6 * f.total_assets"
-    } else if q.contains("improved gross margin") {
-        "f.gross_profit / f.operating_revenue > p.gross_profit / p.operating_revenue"
-    } else {
-        panic!("unknown condition in {q}")
-    }
+    EN_CONDITIONS
+        .iter()
+        .find(|(phrase, _)| q.contains(phrase))
+        .map(|(_, sql)| *sql)
+        .unwrap_or_else(|| panic!("unknown condition in {q}"))
 }
 
 /// The company population named in a question: SQL conditions on `companies c` and their values.
