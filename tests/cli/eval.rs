@@ -187,21 +187,23 @@ fn an_existing_output_needs_force() {
     assert!(leftovers.is_empty(), "no temporary file left");
 }
 
+/// Write 100,000 lines, line `n` from `line(n)`, to `path`.
+fn write_lines(path: &std::path::Path, line: impl Fn(usize) -> String) {
+    let lines: Vec<String> = (0..100_000).map(line).collect();
+    std::fs::write(path, lines.join("\n") + "\n").expect("write");
+}
+
 /// 100,000 malformed records give one stderr line per kind of warning, with its count; the
 /// evaluation file still lists every warning (as the official evaluator writes them).
 #[test]
 fn warnings_print_once_per_kind_with_a_count() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let results = tmp.path().join("results.jsonl");
-    let mut lines = Vec::with_capacity(100_000);
-    for n in 0..100_000 {
-        lines.push(match n % 10 {
-            0 => "{\"answer\": \"no id\"}".to_string(),
-            1 => "{\"id\": \"legal_zh_descriptive_1\", \"answer\": \"3\"}".to_string(),
-            _ => format!("{{\"id\": \"unknown_{n}\", \"answer\": \"x\"}}"),
-        });
-    }
-    std::fs::write(&results, lines.join("\n") + "\n").expect("write");
+    write_lines(&results, |n| match n % 10 {
+        0 => "{\"answer\": \"no id\"}".to_string(),
+        1 => "{\"id\": \"legal_zh_descriptive_1\", \"answer\": \"3\"}".to_string(),
+        _ => format!("{{\"id\": \"unknown_{n}\", \"answer\": \"x\"}}"),
+    });
     let output = tmp.path().join("evaluation.json");
     let o = eval_examples(&results, &["--no-judge-cache", "--output", output.to_str().expect("utf8")]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -229,15 +231,11 @@ fn warnings_print_once_per_kind_with_a_count() {
 fn omb_dataset_warnings_print_once_per_kind_with_a_count() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dataset = tmp.path().join("bad.jsonl");
-    let mut lines = Vec::with_capacity(100_000);
-    for n in 0..100_000 {
-        lines.push(match n % 4 {
-            0 => format!("{{\"id\": \"r{n}\", \"question\": \"q\""),
-            1 => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": []}}"),
-            _ => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": 5}}"),
-        });
-    }
-    std::fs::write(&dataset, lines.join("\n") + "\n").expect("write");
+    write_lines(&dataset, |n| match n % 4 {
+        0 => format!("{{\"id\": \"r{n}\", \"question\": \"q\""),
+        1 => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": []}}"),
+        _ => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": 5}}"),
+    });
     let o = anser(&[
         "omb",
         "generate",

@@ -42,6 +42,16 @@ pub fn rules_corpus(root: &Path, rules: &[(&str, &str, &str)]) -> PathBuf {
     crate::law_corpus::law_corpus(root, Route::FinanceZhRules, rules)
 }
 
+/// A temporary folder with an empty SQLite corpus of `route` under `corpus/` and the path of an
+/// index beside it (`idx/`, not built yet): (folder, corpus root, index, open connection).
+pub fn sqlite_fixture(route: Route) -> (tempfile::TempDir, PathBuf, PathBuf, Connection) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    let (_, conn) = sqlite_corpus(&corpus, route);
+    let idx = tmp.path().join("idx");
+    (tmp, corpus, idx, conn)
+}
+
 /// Create an empty SQLite corpus of `route` with the manifest's tables and declared types.
 pub fn sqlite_corpus(root: &Path, route: Route) -> (PathBuf, Connection) {
     let spec = Manifest::get().route(route);

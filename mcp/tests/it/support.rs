@@ -55,6 +55,15 @@ pub fn coordinator(out: &Path, name: &str, tasks: Vec<PublicTask>, resume: bool)
     Coordinator::open(&config, sample().2.clone(), None, AgentParams::default()).expect("coordinator opens")
 }
 
+/// A fresh run `name` over the first `n` SQL tasks: (its output folder, the tasks, a coordinator
+/// serving them there).
+pub fn fresh_run(name: &str, n: usize) -> (TempDir, Vec<PublicTask>, Arc<Coordinator>) {
+    let out = TempDir::new().expect("tempdir");
+    let tasks = sql_tasks(n);
+    let coord = coordinator(out.path(), name, tasks.clone(), false);
+    (out, tasks, coord)
+}
+
 pub type Client = RunningService<RoleClient, ()>;
 
 /// An `rmcp` client on a fresh session of `coordinator`, over an in-process pipe.
