@@ -16,7 +16,7 @@ use anser_manifest::{Route, TaskGroup};
 use serde_json::{Value, json};
 
 use crate::{
-    Ctx, DomainOutput, Result,
+    Ctx, DomainOutput, Result, answer_keys,
     db::{DbWriter, i, r, t},
     fin::{self, Profile, Statement, pct, yoy},
     names::{ZH_BRANDS, ZH_DRIVERS_DOWN, ZH_DRIVERS_UP, ZH_INDUSTRIES, ZH_RISKS},
@@ -625,15 +625,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             let change = |a: f64, b: f64| if ratio { b - a } else { yoy(b, a) };
             let d1 = change(vals[0], vals[1]);
             let d2 = change(vals[1], vals[2]);
-            let gt = if d1 > 1.0 && d2 > 1.0 {
-                "持续上升"
-            } else if d1 < -1.0 && d2 < -1.0 {
-                "持续下降"
-            } else if d1.abs() <= 1.0 && d2.abs() <= 1.0 {
-                "基本不变"
-            } else {
-                "波动较大"
-            };
+            let gt = answer_keys::trend_label(d1, d2);
             let q = match rng.below(4) {
                 0 => format!("{}在{}-{}年的{}趋势如何？", label(co), start, start + 2, mname),
                 1 => format!("请判断{}{}-{}年的{}走势。", label(co), start, start + 2, mname),
@@ -1022,15 +1014,7 @@ fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task>
     match ty {
         "mixed_numeric_text" => match rng.below(3) {
             0 => {
-                let letter = if g <= -5.0 {
-                    "A"
-                } else if g < 2.0 {
-                    "B"
-                } else if g < 8.0 {
-                    "C"
-                } else {
-                    "D"
-                };
+                let letter = answer_keys::growth_option(g);
                 let opts = "A. 同比增速≤-5% | B. -5%<同比增速<2% | C. 2%≤同比增速<8% | D. 同比增速≥8%";
                 let q = match rng.below(3) {
                     0 => format!(

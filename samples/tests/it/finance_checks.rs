@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use anser_samples::answer_keys::{growth_option, trend_label};
 use serde_json::Value;
 
 use crate::common::{by_type, db, number_after, s, tasks};
@@ -113,16 +114,7 @@ fn zh_trends_follow_the_stated_rule() {
             .collect();
         let ch = |a: f64, b: f64| if ratio { b - a } else { (b - a) / a.abs() * 100.0 };
         let (d1, d2) = (ch(vals[0], vals[1]), ch(vals[1], vals[2]));
-        let want = if d1 > 1.0 && d2 > 1.0 {
-            "持续上升"
-        } else if d1 < -1.0 && d2 < -1.0 {
-            "持续下降"
-        } else if d1.abs() <= 1.0 && d2.abs() <= 1.0 {
-            "基本不变"
-        } else {
-            "波动较大"
-        };
-        assert_eq!(s(&t["ground_truth"]), want, "{q}");
+        assert_eq!(s(&t["ground_truth"]), trend_label(d1, d2), "{q}");
     }
 }
 
@@ -203,16 +195,7 @@ fn zh_forecasts_match_the_ground_truth_year_and_the_outlook() {
             * 100.0;
         let gt = s(&t["ground_truth"]);
         if q.contains("同比增速≤-5%") {
-            let want = if g <= -5.0 {
-                "A"
-            } else if g < 2.0 {
-                "B"
-            } else if g < 8.0 {
-                "C"
-            } else {
-                "D"
-            };
-            assert_eq!(gt, want, "{q}");
+            assert_eq!(gt, growth_option(g), "{q}");
         } else if s(&t["instruction"]).contains("只返回数值") {
             assert_eq!(gt, format!("{g:.2}"), "{q}");
         } else if gt == "是" || gt == "否" {
