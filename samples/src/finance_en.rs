@@ -477,14 +477,13 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                     )
                 }
                 1 => (
-                    if rng.chance(0.5) {
-                        format!("What was the FY{fy} gross margin of {}, in percent?", label(co))
-                    } else {
+                    rng.either(
+                        format!("What was the FY{fy} gross margin of {}, in percent?", label(co)),
                         format!(
                             "For {}, calculate gross profit as a percentage of operating revenue for FY{fy}.",
                             label(co)
-                        )
-                    },
+                        ),
+                    ),
                     f.st.gross_margin(),
                     evs([f.accession.as_str()]),
                 ),
@@ -498,17 +497,16 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                     evs([prev.accession.as_str(), f.accession.as_str()]),
                 ),
                 _ => (
-                    if rng.chance(0.5) {
+                    rng.either(
                         format!(
                             "Using the FY{fy} 10-K of {}, what was the ratio of total liabilities to total assets, in percent?",
                             label(co)
-                        )
-                    } else {
+                        ),
                         format!(
                             "For {}, calculate total liabilities divided by total assets at FY{fy} year end, in percent.",
                             label(co)
-                        )
-                    },
+                        ),
+                    ),
                     f.st.debt_ratio(),
                     evs([f.accession.as_str()]),
                 ),
@@ -564,17 +562,16 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             if n == 0 {
                 return None;
             }
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "Across the database's {desc}, how many companies saw their gross margin move by more than {k:.0} percentage points between FY{} and FY{fy}?",
                     fy - 1
-                )
-            } else {
+                ),
                 format!(
                     "Across the database's {desc}, return the number of companies whose gross margin changed by more than {k:.0} percentage points from FY{} to FY{fy}.",
                     fy - 1
-                )
-            };
+                ),
+            );
             Some(Task::new(ty, q, INS_NUMERIC, evs(ids), json!(n.to_string())))
         }
         "text_evidence" => {
@@ -654,15 +651,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let mut bottom: Vec<(f64, usize)> = ranked[ranked.len() - 3..].to_vec();
             bottom.reverse();
             let bucket = EN_INDUSTRIES[ind].bucket;
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "Within the {bucket} industry bucket, excluding companies with missing or zero total revenue, return the top 3 and bottom 3 companies by FY{fy} net margin."
-                )
-            } else {
+                ),
                 format!(
                     "Rank the companies in the {bucket} industry bucket by FY{fy} net margin, leaving out records with missing or zero total revenue, and return the best and worst 3."
-                )
-            };
+                ),
+            );
             let gt = format!(
                 "Top three: {}.\nBottom three: {}.\nNet margin = FY{fy} net profit / total revenue.",
                 fmt(top),
@@ -687,15 +683,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 return None;
             }
             hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "Identify {desc} with non-missing goodwill and intangible assets and positive total assets whose goodwill plus intangible assets exceeded {p:.0}% of total assets at FY{fy} year end."
-                )
-            } else {
+                ),
                 format!(
                     "Which of the database's {desc} had goodwill plus intangible assets above {p:.0}% of total assets at their FY{fy} report date?"
-                )
-            };
+                ),
+            );
             let list: Vec<String> =
                 hits.iter().map(|(v, m)| format!("{} {:.2}%", data.companies[*m].name, v)).collect();
             let gt = format!(
@@ -714,15 +709,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let removed: Vec<&str> = a.iter().filter(|x| !b.contains(x)).copied().collect();
             let kept: Vec<&str> = b.iter().filter(|x| a.contains(x)).copied().collect();
             let list = |v: &[&str]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "For {}, list which Item 1A risk-factor topics were added, dropped or retained between the FY{} and FY{fy} filings.",
                     label(co),
                     fy - 1
-                )
-            } else {
-                format!("For {}, list changes in wording for risk factors between FY{} and FY{fy}.", label(co), fy - 1)
-            };
+                ),
+                format!("For {}, list changes in wording for risk factors between FY{} and FY{fy}.", label(co), fy - 1),
+            );
             let gt = format!(
                 "Added in FY{fy}: {}.\nDropped since FY{}: {}.\nRetained: {}.",
                 list(&added),
@@ -813,35 +807,33 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
         "multi_period_trend" => {
             let actual = yoy(f(&next.st), f(&cur.st));
             if rng.chance(0.5) {
-                let q = if rng.chance(0.5) {
+                let q = rng.either(
                     format!(
                         "Set the research date immediately after the FY{last} filing: trace {}'s {mname} year-over-year growth from FY{} to FY{last} and forecast FY{target}. Fill in the FY{target} change, rounded to two decimals, in %.",
                         label(co),
                         last - 3
-                    )
-                } else {
+                    ),
                     format!(
                         "Using only filings through FY{last}, forecast the FY{target} year-over-year change in {}'s {mname}, in percent.",
                         label(co)
-                    )
-                };
+                    ),
+                );
                 let ins = format!(
                     "Use the specified historical filings and trends to return the requested numeric forecast. {cutoff}"
                 );
                 Some(Task::new(ty, q, &ins, ev, json!(format!("{actual:.2} %"))))
             } else {
                 let last_g = yoy(f(&cur.st), f(&data.record(c, last - 1).st));
-                let q = if rng.chance(0.5) {
+                let q = rng.either(
                     format!(
                         "Based on {}'s {mname} growth path through FY{last}, will FY{target} {mname} growth accelerate or decelerate relative to FY{last}? Explain briefly.",
                         label(co)
-                    )
-                } else {
+                    ),
                     format!(
                         "Will {}'s {mname} growth speed up or slow down in FY{target} compared with FY{last}? Give a short conclusion with figures.",
                         label(co)
-                    )
-                };
+                    ),
+                );
                 let ins = format!("Answer with a short trend conclusion and the figures behind it. {cutoff}");
                 let gt = format!(
                     "Trend conclusion: FY{target} {mname} YoY growth {} to {:.2}% from {:.2}% in FY{last}.",
@@ -865,18 +857,17 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
                     "D"
                 };
                 let opts = "A. above 10% B. 0% to 10% C. -10% to below 0% D. below -10%";
-                let q = if rng.chance(0.5) {
+                let q = rng.either(
                     format!(
                         "Review {}'s FY{}–FY{last} revenue record and the outlook in its FY{last} MD&A. Which range will FY{target} total-revenue growth most likely fall in? {opts}",
                         label(co),
                         last - 4
-                    )
-                } else {
+                    ),
                     format!(
                         "Based on {}'s filings through FY{last}, in which range is its FY{target} total revenue growth most likely to be? {opts}",
                         label(co)
-                    )
-                };
+                    ),
+                );
                 let ins = format!("Return only one option letter. {cutoff}");
                 Some(Task::new(ty, q, &ins, ev, json!(letter)))
             } else {

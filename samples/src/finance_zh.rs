@@ -897,11 +897,7 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         0 => {
             let th = (quant(&|s| s.operating_revenue / 1e8, rng)).round().max(1.0);
             Cond {
-                text: if rng.chance(0.5) {
-                    format!("营业收入超过{th:.0}亿元")
-                } else {
-                    format!("营业收入在{th:.0}亿元以上")
-                },
+                text: rng.either(format!("营业收入超过{th:.0}亿元"), format!("营业收入在{th:.0}亿元以上")),
                 two_years: false,
                 test: Box::new(move |s, _| s.operating_revenue > th * 1e8),
             }
