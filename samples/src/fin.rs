@@ -373,6 +373,13 @@ impl<C, R> Panel<C, R> {
     pub fn record(&self, c: usize, year: i32) -> &R {
         &self.records[c * self.years() + (year - self.first_year) as usize]
     }
+
+    /// A company drawn at random with its records of the last retrievable year and of the
+    /// ground-truth year after it: (company, last-year record, ground-truth record).
+    pub fn last_and_next(&self, rng: &mut Rng) -> (usize, &R, &R) {
+        let c = rng.below(self.companies.len());
+        (c, self.record(c, self.last_year), self.record(c, self.last_year + 1))
+    }
 }
 
 #[cfg(test)]

@@ -789,12 +789,9 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
 }
 
 fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task> {
-    let c = rng.below(data.companies.len());
+    let (c, cur, next) = data.last_and_next(rng);
     let co = &data.companies[c];
-    let last = data.last_year;
-    let target = last + 1;
-    let cur = data.record(c, last);
-    let next = data.record(c, target);
+    let (last, target) = (data.last_year, data.last_year + 1);
     let ids: Vec<&str> = (0..5).map(|k| data.record(c, last - 4 + k).accession.as_str()).collect();
     let ev = evs(ids);
     let cutoff = format!("Use only information available in filings made through the FY{last} 10-K.");

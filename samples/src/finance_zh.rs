@@ -997,12 +997,9 @@ fn statistic(data: &FinanceZh, year: i32, rng: &mut Rng) -> Option<Task> {
 }
 
 fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task> {
-    let c = rng.below(data.companies.len());
+    let (c, cur, next) = data.last_and_next(rng);
     let co = &data.companies[c];
-    let last = data.last_year;
-    let target = last + 1;
-    let cur = data.record(c, last);
-    let next = data.record(c, target);
+    let (last, target) = (data.last_year, data.last_year + 1);
     let ids: Vec<String> = (0..5).map(|k| data.record(c, last - 4 + k).id.clone()).collect();
     let ev = evs(ids.iter().map(String::as_str));
     let cutoff = format!("只能使用截至{last}年年度报告（含）披露的信息，不得使用{target}年的实际数据。");
