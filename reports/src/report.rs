@@ -180,6 +180,15 @@ fn machine_specific(key: &str) -> bool {
 }
 
 /// A number with 4 decimals, or `–`.
+/// A JSON object of each group's entry, then the total's, in that order.
+fn groups_then_total<G>(
+    groups: &[G],
+    total: &G,
+    entry: impl Fn(&G) -> (String, Value),
+) -> serde_json::Map<String, Value> {
+    groups.iter().chain(std::iter::once(total)).map(entry).collect()
+}
+
 fn num(v: Option<f64>) -> String {
     v.map_or("–".into(), |v| format!("{v:.4}"))
 }
@@ -313,47 +322,35 @@ impl RunReport {
                 (g.group.clone(), json!({"tasks": g.tasks, "metrics": metrics}))
             })
             .collect();
-        let failures: serde_json::Map<String, Value> = self
-            .taxonomy
-            .groups
-            .iter()
-            .chain(std::iter::once(&self.taxonomy.total))
-            .map(|g| {
-                let kinds: serde_json::Map<String, Value> = g
-                    .kinds
-                    .iter()
-                    .map(|(k, c)| (k.as_str().to_string(), json!({"count": c.count, "examples": c.examples})))
-                    .collect();
-                (g.group.clone(), json!({"tasks": g.tasks, "failed": g.failed, "kinds": kinds}))
-            })
-            .collect();
-        let cost: serde_json::Map<String, Value> = self
-            .cost
-            .groups
-            .iter()
-            .chain(std::iter::once(&self.cost.total))
-            .map(|g| {
-                let stages: serde_json::Map<String, Value> = g
-                    .stages
-                    .iter()
-                    .map(|s| {
-                        (
-                            s.stage.map_or("", stage_name).to_string(),
-                            json!({"calls": s.calls, "seconds": summary(&s.seconds), "tokens": summary(&s.tokens)}),
-                        )
-                    })
-                    .collect();
-                (
-                    g.group.clone(),
-                    json!({
-                        "tasks": g.tasks,
-                        "stages": stages,
-                        "latency": g.latency.as_ref().map(summary),
-                        "total_tokens": g.total_tokens.as_ref().map(summary),
-                    }),
-                )
-            })
-            .collect();
+        let failures = groups_then_total(&self.taxonomy.groups, &self.taxonomy.total, |g| {
+            let kinds: serde_json::Map<String, Value> = g
+                .kinds
+                .iter()
+                .map(|(k, c)| (k.as_str().to_string(), json!({"count": c.count, "examples": c.examples})))
+                .collect();
+            (g.group.clone(), json!({"tasks": g.tasks, "failed": g.failed, "kinds": kinds}))
+        });
+        let cost = groups_then_total(&self.cost.groups, &self.cost.total, |g| {
+            let stages: serde_json::Map<String, Value> = g
+                .stages
+                .iter()
+                .map(|s| {
+                    (
+                        s.stage.map_or("", stage_name).to_string(),
+                        json!({"calls": s.calls, "seconds": summary(&s.seconds), "tokens": summary(&s.tokens)}),
+                    )
+                })
+                .collect();
+            (
+                g.group.clone(),
+                json!({
+                    "tasks": g.tasks,
+                    "stages": stages,
+                    "latency": g.latency.as_ref().map(summary),
+                    "total_tokens": g.total_tokens.as_ref().map(summary),
+                }),
+            )
+        });
         json!({
             "run": self.name,
             "metadata": self.metadata.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),

@@ -308,8 +308,7 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let rules = rules(&mut rng, 20 + ctx.scale.audit_filings / 10);
     let filings: Vec<Filing> = (0..ctx.scale.audit_filings).map(|k| build_filing(&mut rng, k)).collect();
     let route = Route::FinanceEnAudit;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     for rule in &rules {
         db.insert(
             "dqc_rules",

@@ -193,8 +193,7 @@ const FILLER_TOPICS: &[&str] = &[
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let mut rng = Rng::derive(ctx.seed, "finance_en_capital");
     let route = Route::FinanceEnCapitalRules;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     let mut paras = core();
     let mut seen: std::collections::BTreeSet<String> = paras.iter().map(|p| pid(p.section, &p.label)).collect();
     let letters = ["a", "b", "c", "d", "e", "f", "g", "h"];

@@ -63,6 +63,11 @@ pub struct DbWriter {
 }
 
 impl DbWriter {
+    /// The route's database under the corpus root `corpus` (see [`DbWriter::create`]).
+    pub fn in_corpus(corpus: &Path, route: Route, scale: &crate::Scale) -> Result<DbWriter> {
+        DbWriter::create(&corpus.join(&Manifest::get().route(route).file), route, scale)
+    }
+
     /// Create `path` (which must not exist) with every table of the route's schema.
     pub fn create(path: &Path, route: Route, scale: &crate::Scale) -> Result<DbWriter> {
         if path.exists() {

@@ -333,6 +333,55 @@ pub fn statements(rng: &mut Rng, p: &Profile, years: usize) -> Vec<Statement> {
     out
 }
 
+/// Shuffle `correct` among (up to three of) `wrong` into options A–D joined by `sep`; returns
+/// (options text, answer letter).
+pub fn options(rng: &mut Rng, correct: String, wrong: Vec<String>, sep: &str) -> (String, String) {
+    let mut all: Vec<(bool, String)> = vec![(true, correct)];
+    all.extend(wrong.into_iter().take(3).map(|w| (false, w)));
+    rng.shuffle(&mut all);
+    let mut answer = String::new();
+    let parts: Vec<String> = all
+        .iter()
+        .zip(["A", "B", "C", "D"])
+        .map(|((ok, text), l)| {
+            if *ok {
+                answer = l.to_string();
+            }
+            format!("{l}. {text}")
+        })
+        .collect();
+    (parts.join(sep), answer)
+}
+
+/// Companies and one record per company and year, company-major with years ascending: the
+/// retrievable years `first_year..=last_year`, then the ground-truth year after them.
+#[derive(Debug)]
+pub struct Panel<C, R> {
+    pub companies: Vec<C>,
+    pub records: Vec<R>,
+    pub first_year: i32,
+    pub last_year: i32,
+}
+
+impl<C, R> Panel<C, R> {
+    /// Records per company: the retrievable years and the ground-truth year.
+    fn years(&self) -> usize {
+        (self.last_year - self.first_year + 2) as usize
+    }
+
+    /// The record of company `c` for `year` (a retrievable year or the ground-truth one).
+    pub fn record(&self, c: usize, year: i32) -> &R {
+        &self.records[c * self.years() + (year - self.first_year) as usize]
+    }
+
+    /// A company drawn at random with its records of the last retrievable year and of the
+    /// ground-truth year after it: (company, last-year record, ground-truth record).
+    pub fn last_and_next(&self, rng: &mut Rng) -> (usize, &R, &R) {
+        let c = rng.below(self.companies.len());
+        (c, self.record(c, self.last_year), self.record(c, self.last_year + 1))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,7 @@ use crate::{
     fin::{self, Profile, Statement, pct, yoy},
     names::{EN_DRIVERS_DOWN, EN_DRIVERS_UP, EN_INDUSTRIES, EN_REGIONS, EN_RISKS, EN_STEMS},
     rng::Rng,
-    task::{Task, fill, plan_types},
+    task::{Task, descriptive_and_predictive},
 };
 
 /// A filer.
@@ -55,25 +55,8 @@ pub struct Filing {
     pub filing_date: String,
 }
 
-/// The generated corpus.
-#[derive(Debug)]
-pub struct FinanceEn {
-    pub companies: Vec<Company>,
-    pub filings: Vec<Filing>,
-    pub first_fy: i32,
-    pub last_fy: i32,
-}
-
-impl FinanceEn {
-    fn years(&self) -> usize {
-        (self.last_fy - self.first_fy + 2) as usize
-    }
-
-    /// The 10-K of company `c` for fiscal year `fy`.
-    pub fn filing(&self, c: usize, fy: i32) -> &Filing {
-        &self.filings[c * self.years() + (fy - self.first_fy) as usize]
-    }
-}
+/// The generated corpus: the filers and their 10-Ks.
+pub type FinanceEn = fin::Panel<Company, Filing>;
 
 fn size_bucket(assets: f64) -> &'static str {
     if assets < 1.5e9 {
@@ -189,7 +172,7 @@ pub fn build(ctx: &Ctx) -> FinanceEn {
             tags_intangibles,
         });
     }
-    FinanceEn { companies, filings, first_fy: sc.en_first_fy, last_fy: sc.en_last_fy }
+    FinanceEn { companies, records: filings, first_year: sc.en_first_fy, last_year: sc.en_last_fy }
 }
 
 /// USD amount in words: `USD 2.21 billion`, `USD 442.69 million` (answers and questions).
@@ -321,8 +304,7 @@ fn sections(data: &FinanceEn, f: &Filing) -> Vec<(&'static str, String)> {
 /// Write `finance/en/finance_reports.sqlite`; returns rows written.
 pub fn write(ctx: &Ctx, data: &FinanceEn, corpus: &Path) -> Result<u64> {
     let route = Route::FinanceEnReports;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     for co in &data.companies {
         let ind = &EN_INDUSTRIES[co.industry];
         db.insert(
@@ -342,7 +324,7 @@ pub fn write(ctx: &Ctx, data: &FinanceEn, corpus: &Path) -> Result<u64> {
             ],
         )?;
     }
-    for f in &data.filings {
+    for f in &data.records {
         let co = &data.companies[f.company];
         let doc = format!("{}-{}1231.htm", co.ticker.to_lowercase(), f.fy);
         db.insert(
@@ -443,15 +425,12 @@ const INS_TEXT: &str = "Answer from the annual filings and structured financial 
 
 /// The descriptive and predictive tasks.
 pub fn tasks(data: &FinanceEn, ctx: &Ctx) -> Result<Vec<(TaskGroup, Vec<Task>)>> {
-    let sc = ctx.scale;
-    let mut rng = Rng::derive(ctx.seed, "finance_en_tasks");
-    let desc: TaskGroup = "finance_en_descriptive".parse().map_err(crate::Error::bug)?;
-    let pred: TaskGroup = "finance_en_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = plan_types(&sc, desc, DESC_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
-    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(data, ty, rng))?;
-    let plan = plan_types(&sc, pred, PRED_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
-    let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(data, ty, rng))?;
-    Ok(vec![(desc, d), (pred, p)])
+    descriptive_and_predictive(
+        ctx,
+        "finance_en",
+        (DESC_TYPES, |ty, rng| descriptive(data, ty, rng)),
+        (PRED_TYPES, |ty, rng| predictive(data, ty, rng)),
+    )
 }
 
 /// A company population: description and members.
@@ -480,9 +459,9 @@ fn population(data: &FinanceEn, rng: &mut Rng) -> (String, Vec<usize>) {
 fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task> {
     let c = rng.below(data.companies.len());
     let co = &data.companies[c];
-    let fy = rng.range(i64::from(data.first_fy) + 1, i64::from(data.last_fy)) as i32;
-    let f = data.filing(c, fy);
-    let prev = data.filing(c, fy - 1);
+    let fy = rng.range(i64::from(data.first_year) + 1, i64::from(data.last_year)) as i32;
+    let f = data.record(c, fy);
+    let prev = data.record(c, fy - 1);
     match ty {
         "numeric_fact" => {
             let (q, v, ev) = match rng.below(4) {
@@ -498,14 +477,13 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                     )
                 }
                 1 => (
-                    if rng.chance(0.5) {
-                        format!("What was the FY{fy} gross margin of {}, in percent?", label(co))
-                    } else {
+                    rng.either(
+                        format!("What was the FY{fy} gross margin of {}, in percent?", label(co)),
                         format!(
                             "For {}, calculate gross profit as a percentage of operating revenue for FY{fy}.",
                             label(co)
-                        )
-                    },
+                        ),
+                    ),
                     f.st.gross_margin(),
                     evs([f.accession.as_str()]),
                 ),
@@ -519,17 +497,16 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                     evs([prev.accession.as_str(), f.accession.as_str()]),
                 ),
                 _ => (
-                    if rng.chance(0.5) {
+                    rng.either(
                         format!(
                             "Using the FY{fy} 10-K of {}, what was the ratio of total liabilities to total assets, in percent?",
                             label(co)
-                        )
-                    } else {
+                        ),
                         format!(
                             "For {}, calculate total liabilities divided by total assets at FY{fy} year end, in percent.",
                             label(co)
-                        )
-                    },
+                        ),
+                    ),
                     f.st.debt_ratio(),
                     evs([f.accession.as_str()]),
                 ),
@@ -539,7 +516,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "cross_section_screen" => {
             let (desc, members) = population(data, rng);
             let eligible: Vec<usize> =
-                members.into_iter().filter(|&m| data.filing(m, fy).st.total_revenue != 0.0).collect();
+                members.into_iter().filter(|&m| data.record(m, fy).st.total_revenue != 0.0).collect();
             if eligible.len() < 2 {
                 return None;
             }
@@ -550,14 +527,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 ),
                 ("net margin (net profit divided by total revenue)", Statement::net_margin),
             ]);
-            let mean = eligible.iter().map(|&m| metric(&data.filing(m, fy).st)).sum::<f64>() / eligible.len() as f64;
+            let mean = eligible.iter().map(|&m| metric(&data.record(m, fy).st)).sum::<f64>() / eligible.len() as f64;
             let q = match rng.below(2) {
                 0 => format!(
                     "Among the database's {desc}, excluding companies with missing or zero total revenue, compute each company's FY{fy} {mname} and return the simple average of those company-level values."
                 ),
                 _ => format!("What is the unweighted mean FY{fy} {mname} across {desc} with non-zero total revenue?"),
             };
-            let ids: Vec<&str> = eligible.iter().map(|&m| data.filing(m, fy).accession.as_str()).collect();
+            let ids: Vec<&str> = eligible.iter().map(|&m| data.record(m, fy).accession.as_str()).collect();
             Some(Task::new(
                 ty,
                 q,
@@ -572,7 +549,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let mut ids = Vec::new();
             let mut n = 0;
             for m in members {
-                let (a, b) = (data.filing(m, fy - 1), data.filing(m, fy));
+                let (a, b) = (data.record(m, fy - 1), data.record(m, fy));
                 if a.st.total_revenue == 0.0 || b.st.total_revenue == 0.0 {
                     continue;
                 }
@@ -585,17 +562,16 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             if n == 0 {
                 return None;
             }
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "Across the database's {desc}, how many companies saw their gross margin move by more than {k:.0} percentage points between FY{} and FY{fy}?",
                     fy - 1
-                )
-            } else {
+                ),
                 format!(
                     "Across the database's {desc}, return the number of companies whose gross margin changed by more than {k:.0} percentage points from FY{} to FY{fy}.",
                     fy - 1
-                )
-            };
+                ),
+            );
             Some(Task::new(ty, q, INS_NUMERIC, evs(ids), json!(n.to_string())))
         }
         "text_evidence" => {
@@ -603,7 +579,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let correct = EN_RISKS[*rng.pick(&f.risks)].1.to_string();
             let wrong =
                 rng.sample_indices(absent.len(), 3).into_iter().map(|k| EN_RISKS[absent[k]].1.to_string()).collect();
-            let (opts, answer) = options(rng, correct, wrong);
+            let (opts, answer) = fin::options(rng, correct, wrong, " ");
             let q = format!(
                 "For {}, which option reproduces a sentence that appears verbatim in the FY{fy} Item 1A risk factors? Options: {opts}",
                 label(co)
@@ -657,8 +633,8 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "ranking" => {
             let ind = co.industry;
             let mut ranked: Vec<(f64, usize)> = (0..data.companies.len())
-                .filter(|&m| data.companies[m].industry == ind && data.filing(m, fy).st.total_revenue != 0.0)
-                .map(|m| (data.filing(m, fy).st.net_margin(), m))
+                .filter(|&m| data.companies[m].industry == ind && data.record(m, fy).st.total_revenue != 0.0)
+                .map(|m| (data.record(m, fy).st.net_margin(), m))
                 .collect();
             if ranked.len() < 6 {
                 return None;
@@ -675,21 +651,20 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let mut bottom: Vec<(f64, usize)> = ranked[ranked.len() - 3..].to_vec();
             bottom.reverse();
             let bucket = EN_INDUSTRIES[ind].bucket;
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "Within the {bucket} industry bucket, excluding companies with missing or zero total revenue, return the top 3 and bottom 3 companies by FY{fy} net margin."
-                )
-            } else {
+                ),
                 format!(
                     "Rank the companies in the {bucket} industry bucket by FY{fy} net margin, leaving out records with missing or zero total revenue, and return the best and worst 3."
-                )
-            };
+                ),
+            );
             let gt = format!(
                 "Top three: {}.\nBottom three: {}.\nNet margin = FY{fy} net profit / total revenue.",
                 fmt(top),
                 fmt(&bottom)
             );
-            let ids: Vec<&str> = ranked.iter().map(|(_, m)| data.filing(*m, fy).accession.as_str()).collect();
+            let ids: Vec<&str> = ranked.iter().map(|(_, m)| data.record(*m, fy).accession.as_str()).collect();
             Some(Task::new(ty, q, INS_TEXT, evs(ids), json!(gt)))
         }
         "screening" => {
@@ -697,9 +672,9 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let p = *rng.pick(&[10.0, 15.0, 25.0]);
             let mut hits: Vec<(f64, usize)> = members
                 .into_iter()
-                .filter(|&m| data.companies[m].tags_intangibles && data.filing(m, fy).st.total_assets > 0.0)
+                .filter(|&m| data.companies[m].tags_intangibles && data.record(m, fy).st.total_assets > 0.0)
                 .map(|m| {
-                    let st = &data.filing(m, fy).st;
+                    let st = &data.record(m, fy).st;
                     (pct(st.goodwill + st.intangible_assets, st.total_assets), m)
                 })
                 .filter(|(v, _)| *v > p)
@@ -708,15 +683,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 return None;
             }
             hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "Identify {desc} with non-missing goodwill and intangible assets and positive total assets whose goodwill plus intangible assets exceeded {p:.0}% of total assets at FY{fy} year end."
-                )
-            } else {
+                ),
                 format!(
                     "Which of the database's {desc} had goodwill plus intangible assets above {p:.0}% of total assets at their FY{fy} report date?"
-                )
-            };
+                ),
+            );
             let list: Vec<String> =
                 hits.iter().map(|(v, m)| format!("{} {:.2}%", data.companies[*m].name, v)).collect();
             let gt = format!(
@@ -725,7 +699,7 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
                 if hits.len() == 1 { "y" } else { "ies" },
                 list.join("; ")
             );
-            let ids: Vec<&str> = hits.iter().map(|(_, m)| data.filing(*m, fy).accession.as_str()).collect();
+            let ids: Vec<&str> = hits.iter().map(|(_, m)| data.record(*m, fy).accession.as_str()).collect();
             Some(Task::new(ty, q, INS_TEXT, evs(ids), json!(gt)))
         }
         "text_comparison" => {
@@ -735,15 +709,14 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
             let removed: Vec<&str> = a.iter().filter(|x| !b.contains(x)).copied().collect();
             let kept: Vec<&str> = b.iter().filter(|x| a.contains(x)).copied().collect();
             let list = |v: &[&str]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
-            let q = if rng.chance(0.5) {
+            let q = rng.either(
                 format!(
                     "For {}, list which Item 1A risk-factor topics were added, dropped or retained between the FY{} and FY{fy} filings.",
                     label(co),
                     fy - 1
-                )
-            } else {
-                format!("For {}, list changes in wording for risk factors between FY{} and FY{fy}.", label(co), fy - 1)
-            };
+                ),
+                format!("For {}, list changes in wording for risk factors between FY{} and FY{fy}.", label(co), fy - 1),
+            );
             let gt = format!(
                 "Added in FY{fy}: {}.\nDropped since FY{}: {}.\nRetained: {}.",
                 list(&added),
@@ -756,24 +729,6 @@ fn descriptive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task
         "statistic" => statistic(data, fy, rng),
         _ => None,
     }
-}
-
-fn options(rng: &mut Rng, correct: String, wrong: Vec<String>) -> (String, String) {
-    let mut all: Vec<(bool, String)> = vec![(true, correct)];
-    all.extend(wrong.into_iter().take(3).map(|w| (false, w)));
-    rng.shuffle(&mut all);
-    let mut answer = String::new();
-    let parts: Vec<String> = all
-        .iter()
-        .zip(["A", "B", "C", "D"])
-        .map(|((ok, text), l)| {
-            if *ok {
-                answer = l.to_string();
-            }
-            format!("{l}. {text}")
-        })
-        .collect();
-    (parts.join(" "), answer)
 }
 
 type Test = Box<dyn Fn(&Statement, &Statement) -> bool>;
@@ -815,7 +770,7 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
         }
     };
     let hits: Vec<usize> =
-        members.into_iter().filter(|&m| test(&data.filing(m, fy).st, &data.filing(m, fy - 1).st)).collect();
+        members.into_iter().filter(|&m| test(&data.record(m, fy).st, &data.record(m, fy - 1).st)).collect();
     let q = match rng.below(4) {
         0 => format!("In FY{fy}, how many {scope} {cond}?"),
         1 => format!("Based on their FY{fy} annual filings, how many {scope} {cond}?"),
@@ -834,13 +789,10 @@ fn statistic(data: &FinanceEn, fy: i32, rng: &mut Rng) -> Option<Task> {
 }
 
 fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task> {
-    let c = rng.below(data.companies.len());
+    let (c, cur, next) = data.last_and_next(rng);
     let co = &data.companies[c];
-    let last = data.last_fy;
-    let target = last + 1;
-    let cur = data.filing(c, last);
-    let next = data.filing(c, target);
-    let ids: Vec<&str> = (0..5).map(|k| data.filing(c, last - 4 + k).accession.as_str()).collect();
+    let (last, target) = (data.last_year, data.last_year + 1);
+    let ids: Vec<&str> = (0..5).map(|k| data.record(c, last - 4 + k).accession.as_str()).collect();
     let ev = evs(ids);
     let cutoff = format!("Use only information available in filings made through the FY{last} 10-K.");
     let (mname, f): (&str, fn(&Statement) -> f64) = *rng.pick(&[
@@ -852,35 +804,33 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
         "multi_period_trend" => {
             let actual = yoy(f(&next.st), f(&cur.st));
             if rng.chance(0.5) {
-                let q = if rng.chance(0.5) {
+                let q = rng.either(
                     format!(
                         "Set the research date immediately after the FY{last} filing: trace {}'s {mname} year-over-year growth from FY{} to FY{last} and forecast FY{target}. Fill in the FY{target} change, rounded to two decimals, in %.",
                         label(co),
                         last - 3
-                    )
-                } else {
+                    ),
                     format!(
                         "Using only filings through FY{last}, forecast the FY{target} year-over-year change in {}'s {mname}, in percent.",
                         label(co)
-                    )
-                };
+                    ),
+                );
                 let ins = format!(
                     "Use the specified historical filings and trends to return the requested numeric forecast. {cutoff}"
                 );
                 Some(Task::new(ty, q, &ins, ev, json!(format!("{actual:.2} %"))))
             } else {
-                let last_g = yoy(f(&cur.st), f(&data.filing(c, last - 1).st));
-                let q = if rng.chance(0.5) {
+                let last_g = yoy(f(&cur.st), f(&data.record(c, last - 1).st));
+                let q = rng.either(
                     format!(
                         "Based on {}'s {mname} growth path through FY{last}, will FY{target} {mname} growth accelerate or decelerate relative to FY{last}? Explain briefly.",
                         label(co)
-                    )
-                } else {
+                    ),
                     format!(
                         "Will {}'s {mname} growth speed up or slow down in FY{target} compared with FY{last}? Give a short conclusion with figures.",
                         label(co)
-                    )
-                };
+                    ),
+                );
                 let ins = format!("Answer with a short trend conclusion and the figures behind it. {cutoff}");
                 let gt = format!(
                     "Trend conclusion: FY{target} {mname} YoY growth {} to {:.2}% from {:.2}% in FY{last}.",
@@ -904,18 +854,17 @@ fn predictive(data: &FinanceEn, ty: &'static str, rng: &mut Rng) -> Option<Task>
                     "D"
                 };
                 let opts = "A. above 10% B. 0% to 10% C. -10% to below 0% D. below -10%";
-                let q = if rng.chance(0.5) {
+                let q = rng.either(
                     format!(
                         "Review {}'s FY{}–FY{last} revenue record and the outlook in its FY{last} MD&A. Which range will FY{target} total-revenue growth most likely fall in? {opts}",
                         label(co),
                         last - 4
-                    )
-                } else {
+                    ),
                     format!(
                         "Based on {}'s filings through FY{last}, in which range is its FY{target} total revenue growth most likely to be? {opts}",
                         label(co)
-                    )
-                };
+                    ),
+                );
                 let ins = format!("Return only one option letter. {cutoff}");
                 Some(Task::new(ty, q, &ins, ev, json!(letter)))
             } else {

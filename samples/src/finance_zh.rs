@@ -16,13 +16,13 @@ use anser_manifest::{Route, TaskGroup};
 use serde_json::{Value, json};
 
 use crate::{
-    Ctx, DomainOutput, Result,
+    Ctx, DomainOutput, Result, answer_keys,
     db::{DbWriter, i, r, t},
     fin::{self, Profile, Statement, pct, yoy},
     names::{ZH_BRANDS, ZH_DRIVERS_DOWN, ZH_DRIVERS_UP, ZH_INDUSTRIES, ZH_RISKS},
     rng::Rng,
     stats::round2,
-    task::{Task, fill, plan_types},
+    task::{Task, descriptive_and_predictive},
 };
 
 /// A listed company.
@@ -62,26 +62,10 @@ pub struct Report {
     pub disclosure_date: String,
 }
 
-/// The generated corpus.
-#[derive(Debug)]
-pub struct FinanceZh {
-    pub companies: Vec<Company>,
-    /// Company-major, year ascending; `years_per_company` reports each.
-    pub reports: Vec<Report>,
-    pub first_year: i32,
-    pub last_year: i32,
-}
+/// The generated corpus: the companies and their annual reports.
+pub type FinanceZh = fin::Panel<Company, Report>;
 
 impl FinanceZh {
-    fn years(&self) -> usize {
-        (self.last_year - self.first_year + 2) as usize
-    }
-
-    /// Report of company `c` in `year` (retrievable years and the ground-truth year).
-    pub fn report(&self, c: usize, year: i32) -> &Report {
-        &self.reports[c * self.years() + (year - self.first_year) as usize]
-    }
-
     fn industry_members(&self, ind: usize) -> Vec<usize> {
         (0..self.companies.len()).filter(|&c| self.companies[c].industry == ind).collect()
     }
@@ -203,7 +187,7 @@ pub fn build(ctx: &Ctx) -> FinanceZh {
             });
         }
     }
-    FinanceZh { companies, reports, first_year: sc.zh_first_year, last_year: sc.zh_last_year }
+    FinanceZh { companies, records: reports, first_year: sc.zh_first_year, last_year: sc.zh_last_year }
 }
 
 /// 亿元 with two decimals.
@@ -381,8 +365,7 @@ fn chunks(data: &FinanceZh, rep: &Report) -> Vec<(&'static str, &'static str, St
 /// Write `finance/zh/finance_reports.sqlite`; returns rows written.
 pub fn write(ctx: &Ctx, data: &FinanceZh, corpus: &Path) -> Result<u64> {
     let route = Route::FinanceZhReports;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     for co in &data.companies {
         db.insert(
             "companies",
@@ -397,7 +380,7 @@ pub fn write(ctx: &Ctx, data: &FinanceZh, corpus: &Path) -> Result<u64> {
             ],
         )?;
     }
-    for rep in &data.reports {
+    for rep in &data.records {
         let co = &data.companies[rep.company];
         let chunks = match ctx.scale.release {
             Some(_) => release_chunks(ctx.seed, co, rep, chunks(data, rep)),
@@ -587,40 +570,14 @@ fn label(c: &Company) -> String {
     format!("{}（{}）", c.name, c.code)
 }
 
-fn letters() -> [&'static str; 4] {
-    ["A", "B", "C", "D"]
-}
-
-/// Shuffle `correct` among `wrong` into four options; returns (options text, answer letter).
-fn options(rng: &mut Rng, correct: String, wrong: Vec<String>, sep: &str) -> (String, String) {
-    let mut all: Vec<(bool, String)> = vec![(true, correct)];
-    all.extend(wrong.into_iter().take(3).map(|w| (false, w)));
-    rng.shuffle(&mut all);
-    let mut answer = String::new();
-    let parts: Vec<String> = all
-        .iter()
-        .zip(letters())
-        .map(|((ok, text), l)| {
-            if *ok {
-                answer = l.to_string();
-            }
-            format!("{l}. {text}")
-        })
-        .collect();
-    (parts.join(sep), answer)
-}
-
 /// The descriptive and predictive tasks.
 pub fn tasks(data: &FinanceZh, ctx: &Ctx) -> Result<Vec<(TaskGroup, Vec<Task>)>> {
-    let sc = ctx.scale;
-    let mut rng = Rng::derive(ctx.seed, "finance_zh_tasks");
-    let desc: TaskGroup = "finance_zh_descriptive".parse().map_err(crate::Error::bug)?;
-    let pred: TaskGroup = "finance_zh_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = plan_types(&sc, desc, DESC_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
-    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(data, ty, rng))?;
-    let plan = plan_types(&sc, pred, PRED_TYPES, sc.tasks_per_type, sc.min_tasks_per_group);
-    let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(data, ty, rng))?;
-    Ok(vec![(desc, d), (pred, p)])
+    descriptive_and_predictive(
+        ctx,
+        "finance_zh",
+        (DESC_TYPES, |ty, rng| descriptive(data, ty, rng)),
+        (PRED_TYPES, |ty, rng| predictive(data, ty, rng)),
+    )
 }
 
 fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task> {
@@ -628,7 +585,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
     let c = rng.below(n);
     let co = &data.companies[c];
     let year = rng.range(i64::from(data.first_year) + 1, i64::from(data.last_year)) as i32;
-    let rep = data.report(c, year);
+    let rep = data.record(c, year);
     match ty {
         "numeric_fact" => {
             if rng.chance(0.7) {
@@ -664,19 +621,11 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                 let (m, f) = *rng.pick(RATIOS);
                 (m, f, true)
             };
-            let vals: Vec<f64> = (0..3).map(|k| f(&data.report(c, start + k).st)).collect();
+            let vals: Vec<f64> = (0..3).map(|k| f(&data.record(c, start + k).st)).collect();
             let change = |a: f64, b: f64| if ratio { b - a } else { yoy(b, a) };
             let d1 = change(vals[0], vals[1]);
             let d2 = change(vals[1], vals[2]);
-            let gt = if d1 > 1.0 && d2 > 1.0 {
-                "持续上升"
-            } else if d1 < -1.0 && d2 < -1.0 {
-                "持续下降"
-            } else if d1.abs() <= 1.0 && d2.abs() <= 1.0 {
-                "基本不变"
-            } else {
-                "波动较大"
-            };
+            let gt = answer_keys::trend_label(d1, d2);
             let q = match rng.below(4) {
                 0 => format!("{}在{}-{}年的{}趋势如何？", label(co), start, start + 2, mname),
                 1 => format!("请判断{}{}-{}年的{}走势。", label(co), start, start + 2, mname),
@@ -686,11 +635,11 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             let ins = format!(
                 "{INSTR_BASE}从“持续上升、持续下降、基本不变、波动较大”中选择一个并只返回该选项；相邻两年变动不超过1%（比率类指标为1个百分点）视为不变。"
             );
-            let ids: Vec<String> = (0..3).map(|k| data.report(c, start + k).id.clone()).collect();
+            let ids: Vec<String> = (0..3).map(|k| data.record(c, start + k).id.clone()).collect();
             Some(Task::new(ty, q, &ins, evs(ids.iter().map(String::as_str)), json!(gt)))
         }
         "change_detection" => {
-            let prev = data.report(c, year - 1);
+            let prev = data.record(c, year - 1);
             let (q, yes) = if rng.chance(0.5) {
                 let k = *rng.pick(&[1, 2, 3]);
                 let diff = rep.st.gross_margin() - prev.st.gross_margin();
@@ -721,14 +670,14 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             }
             let (mname, f) = *rng.pick(RATIOS);
             let picked: Vec<usize> = rng.sample_indices(members.len(), 4).into_iter().map(|k| members[k]).collect();
-            let vals: Vec<f64> = picked.iter().map(|&m| f(&data.report(m, year).st)).collect();
+            let vals: Vec<f64> = picked.iter().map(|&m| f(&data.record(m, year).st)).collect();
             let best = (0..4).max_by(|&a, &b| vals[a].total_cmp(&vals[b]))?;
             if vals.iter().enumerate().any(|(k, v)| k != best && (v - vals[best]).abs() < 0.01) {
                 return None;
             }
             let correct = label(&data.companies[picked[best]]);
             let wrong = (0..4).filter(|&k| k != best).map(|k| label(&data.companies[picked[k]])).collect();
-            let (opts, answer) = options(rng, correct, wrong, " | ");
+            let (opts, answer) = fin::options(rng, correct, wrong, " | ");
             let ind_name = ZH_INDUSTRIES[ind].name;
             let q = match rng.below(3) {
                 0 => format!("{}年，下列{}行业公司中{}最高的是哪一家？ {}", year, ind_name, mname, opts),
@@ -736,7 +685,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                 _ => format!("以下{}行业公司里，{}年{}最高的是？ {}", ind_name, year, mname, opts),
             };
             let ins = format!("{INSTR_BASE}只返回一个选项字母。");
-            let ids: Vec<String> = picked.iter().map(|&m| data.report(m, year).id.clone()).collect();
+            let ids: Vec<String> = picked.iter().map(|&m| data.record(m, year).id.clone()).collect();
             Some(Task::new(ty, q, &ins, evs(ids.iter().map(String::as_str)), json!(answer)))
         }
         "ranking" => {
@@ -745,7 +694,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             let k = 3.min(members.len());
             let (mname, f) = *rng.pick(&AMOUNTS[..2]);
             let top = rng.chance(0.6);
-            let mut ranked: Vec<(f64, usize)> = members.iter().map(|&m| (f(&data.report(m, year).st), m)).collect();
+            let mut ranked: Vec<(f64, usize)> = members.iter().map(|&m| (f(&data.record(m, year).st), m)).collect();
             ranked.sort_by(|a, b| if top { b.0.total_cmp(&a.0) } else { a.0.total_cmp(&b.0) });
             let items: Vec<String> = ranked[..k]
                 .iter()
@@ -759,7 +708,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                 _ => format!("请列出{year}年{ind_name}行业{mname}{dir}的{k}家公司。"),
             };
             let ins = format!("{INSTR_BASE}按顺序列出公司并注明金额（亿元，保留两位小数），回答不超过150字。");
-            let ids: Vec<String> = ranked[..k].iter().map(|(_, m)| data.report(*m, year).id.clone()).collect();
+            let ids: Vec<String> = ranked[..k].iter().map(|(_, m)| data.record(*m, year).id.clone()).collect();
             Some(Task::new(ty, q, &ins, evs(ids.iter().map(String::as_str)), json!(format!("{}。", items.join("；")))))
         }
         "screening" => {
@@ -767,7 +716,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             let gap = *rng.pick(&[5.0, 10.0, 20.0]);
             let mut hits = Vec::new();
             for m in data.industry_members(ind) {
-                let (a, b) = (data.report(m, year - 1), data.report(m, year));
+                let (a, b) = (data.record(m, year - 1), data.record(m, year));
                 let ar = yoy(b.st.accounts_receivable, a.st.accounts_receivable);
                 let rev = yoy(b.st.operating_revenue, a.st.operating_revenue);
                 if ar - rev > gap {
@@ -805,8 +754,8 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             );
             let mut ids = Vec::new();
             for (m, _, _) in &hits {
-                ids.push(data.report(*m, year - 1).id.clone());
-                ids.push(data.report(*m, year).id.clone());
+                ids.push(data.record(*m, year - 1).id.clone());
+                ids.push(data.record(*m, year).id.clone());
             }
             Some(Task::new(ty, q, &ins, evs(ids.iter().map(String::as_str)), json!(gt)))
         }
@@ -846,7 +795,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                     .into_iter()
                     .map(|k| ZH_RISKS[absent[k]].0.to_string())
                     .collect();
-                let (opts, answer) = options(rng, correct, wrong, " | ");
+                let (opts, answer) = fin::options(rng, correct, wrong, " | ");
                 let q = format!(
                     "根据{}{}年年度报告中“可能面对的风险”部分，下列哪一项是公司明确提示的风险？ {}",
                     label(co),
@@ -862,13 +811,13 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
                 let mut wrong: Vec<String> =
                     pool.iter().filter(|d| !rep.drivers.contains(d)).take(1).map(|d| (*d).to_string()).collect();
                 wrong.extend(rng.sample_indices(other.len(), 2).into_iter().map(|k| other[k].to_string()));
-                let (opts, answer) = options(rng, correct, wrong, " | ");
+                let (opts, answer) = fin::options(rng, correct, wrong, " | ");
                 let q = format!("{}{}年年报将营业收入同比变化归因于下列哪一项？ {}", label(co), year, opts);
                 Some(Task::new(ty, q, &ins, evs([rep.id.as_str()]), json!(answer)))
             }
         }
         "text_summary" => {
-            let prev = data.report(c, year - 1);
+            let prev = data.record(c, year - 1);
             let g = yoy(rep.st.operating_revenue, prev.st.operating_revenue);
             let dm = rep.st.gross_margin() - prev.st.gross_margin();
             let q = match rng.below(2) {
@@ -892,7 +841,7 @@ fn descriptive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task
             Some(Task::new(ty, q, &ins, evs([prev.id.as_str(), rep.id.as_str()]), json!(gt)))
         }
         "text_comparison" => {
-            let prev = data.report(c, year - 1);
+            let prev = data.record(c, year - 1);
             let added: Vec<&str> =
                 rep.risks.iter().filter(|k| !prev.risks.contains(k)).map(|&k| ZH_RISKS[k].0).collect();
             let dropped: Vec<&str> =
@@ -938,7 +887,7 @@ fn nice_threshold(v: f64) -> f64 {
 }
 
 fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> Cond {
-    let sts: Vec<&Statement> = members.iter().map(|&m| &data.report(m, year).st).collect();
+    let sts: Vec<&Statement> = members.iter().map(|&m| &data.record(m, year).st).collect();
     let quant = |f: &dyn Fn(&Statement) -> f64, rng: &mut Rng| {
         let mut v: Vec<f64> = sts.iter().map(|s| f(s)).collect();
         v.sort_by(f64::total_cmp);
@@ -948,11 +897,7 @@ fn conditions(data: &FinanceZh, members: &[usize], year: i32, rng: &mut Rng) -> 
         0 => {
             let th = (quant(&|s| s.operating_revenue / 1e8, rng)).round().max(1.0);
             Cond {
-                text: if rng.chance(0.5) {
-                    format!("营业收入超过{th:.0}亿元")
-                } else {
-                    format!("营业收入在{th:.0}亿元以上")
-                },
+                text: rng.either(format!("营业收入超过{th:.0}亿元"), format!("营业收入在{th:.0}亿元以上")),
                 two_years: false,
                 test: Box::new(move |s, _| s.operating_revenue > th * 1e8),
             }
@@ -1029,8 +974,8 @@ fn statistic(data: &FinanceZh, year: i32, rng: &mut Rng) -> Option<Task> {
     let mut ids = Vec::new();
     let mut count = 0;
     for &m in &members {
-        let rep = data.report(m, year);
-        let prev = data.report(m, year - 1);
+        let rep = data.record(m, year);
+        let prev = data.record(m, year - 1);
         let p = Some(&prev.st);
         if (c1.test)(&rep.st, p) && (c2.test)(&rep.st, p) {
             count += 1;
@@ -1052,28 +997,17 @@ fn statistic(data: &FinanceZh, year: i32, rng: &mut Rng) -> Option<Task> {
 }
 
 fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task> {
-    let c = rng.below(data.companies.len());
+    let (c, cur, next) = data.last_and_next(rng);
     let co = &data.companies[c];
-    let last = data.last_year;
-    let target = last + 1;
-    let cur = data.report(c, last);
-    let next = data.report(c, target);
-    let ids: Vec<String> = (0..5).map(|k| data.report(c, last - 4 + k).id.clone()).collect();
+    let (last, target) = (data.last_year, data.last_year + 1);
+    let ids: Vec<String> = (0..5).map(|k| data.record(c, last - 4 + k).id.clone()).collect();
     let ev = evs(ids.iter().map(String::as_str));
     let cutoff = format!("只能使用截至{last}年年度报告（含）披露的信息，不得使用{target}年的实际数据。");
     let g = yoy(next.st.operating_revenue, cur.st.operating_revenue);
     match ty {
         "mixed_numeric_text" => match rng.below(3) {
             0 => {
-                let letter = if g <= -5.0 {
-                    "A"
-                } else if g < 2.0 {
-                    "B"
-                } else if g < 8.0 {
-                    "C"
-                } else {
-                    "D"
-                };
+                let letter = answer_keys::growth_option(g);
                 let opts = "A. 同比增速≤-5% | B. -5%<同比增速<2% | C. 2%≤同比增速<8% | D. 同比增速≥8%";
                 let q = match rng.below(3) {
                     0 => format!(
@@ -1181,8 +1115,8 @@ fn predictive(data: &FinanceZh, ty: &'static str, rng: &mut Rng) -> Option<Task>
             let (lo, hi, _, _) = cur.outlook?;
             let growths: Vec<String> = (0..3)
                 .map(|k| {
-                    let a = data.report(c, last - 3 + k);
-                    let b = data.report(c, last - 2 + k);
+                    let a = data.record(c, last - 3 + k);
+                    let b = data.record(c, last - 2 + k);
                     format!("{:.2}%", yoy(b.st.operating_revenue, a.st.operating_revenue))
                 })
                 .collect();

@@ -9,8 +9,7 @@
 
 use std::{collections::BTreeSet, path::Path};
 
-use anser_manifest::{Route, TaskGroup};
-use anser_pycompat::round6_scaled;
+use anser_manifest::Route;
 use serde_json::{Value, json};
 use sha1::{Digest, Sha1};
 
@@ -20,7 +19,7 @@ use crate::{
     names::EN_SURNAMES,
     rng::Rng,
     stats::{self, Direction},
-    task::{Task, fill, plan_types},
+    task::{Task, descriptive_and_predictive},
 };
 
 /// Value type of a feature.
@@ -508,8 +507,7 @@ fn registry_rows(db: &mut DbWriter) -> Result<()> {
 /// Write `legal/en/legal_cases.db`; returns rows written.
 pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
     let route = Route::LegalEnCases;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     registry_rows(&mut db)?;
     for c in cases {
         let m = &MATTERS[c.matter];
@@ -883,7 +881,7 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
         None
     };
     let y = m.outcome.0;
-    let (mut a, mut b, mut c, mut d) = (0u64, 0u64, 0u64, 0u64);
+    let mut table = stats::Table2x2::default();
     let mut ids = Vec::new();
     for case in cases.iter().filter(|c| c.matter == mi) {
         if let Some(rc) = &restrict
@@ -892,15 +890,10 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
             continue;
         }
         let (Some(xv), Some(yv)) = ((x.test)(case), case.get(y).and_then(Value::as_bool)) else { continue };
-        match (xv, yv) {
-            (true, true) => a += 1,
-            (true, false) => b += 1,
-            (false, true) => c += 1,
-            (false, false) => d += 1,
-        }
+        table.add(xv, yv);
         ids.push(json!(case.case_id));
     }
-    if a + b < 5 || c + d < 5 {
+    if !table.arms_hold(5) {
         return None;
     }
     let scope = match &restrict {
@@ -915,10 +908,8 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
         2 => format!("Among {scope}, was {} associated with a different rate of {}?", x.phrase, m.outcome.1),
         _ => format!("Looking across {scope}, how was {} related to cases involving {}?", m.outcome.1, x.phrase),
     };
-    let s = stats::binary_association(a, b, c, d);
-    let gt = json!({"option": option_en(s.direction), "value": {
-        "n": s.n, "outcome_rate_x1": round6_scaled(s.rate_x1), "outcome_rate_x0": round6_scaled(s.rate_x0),
-        "odds_ratio": round6_scaled(s.odds_ratio), "p_value": round6_scaled(s.p_value)}});
+    let s = table.association();
+    let gt = stats::binary_ground_truth(option_en(s.direction), &s);
     let ins = if ty == "structured" { INS_STRUCTURED } else { INS_SEMANTIC };
     Some(Task::new(ty, q, ins, Value::Array(ids), gt))
 }
@@ -927,14 +918,12 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng) -> Option<Task> {
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let cases = build(ctx);
     let rows = write(ctx, &cases, corpus)?;
-    let sc = ctx.scale;
-    let mut rng = Rng::derive(ctx.seed, "legal_en_tasks");
-    let desc: TaskGroup = "legal_en_descriptive".parse().map_err(crate::Error::bug)?;
-    let pred: TaskGroup = "legal_en_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = plan_types(&sc, desc, &["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
-    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng, sc.release.is_some()))?;
-    let plan =
-        plan_types(&sc, pred, &["structured", "semantic", "multi_step"], sc.tasks_per_type, sc.min_tasks_per_group);
-    let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(&cases, ty, rng))?;
-    Ok(DomainOutput { files: vec![(Route::LegalEnCases, rows)], tasks: vec![(desc, d), (pred, p)] })
+    let release = ctx.scale.release.is_some();
+    let tasks = descriptive_and_predictive(
+        ctx,
+        "legal_en",
+        (&["sql", "semantic", "reasoning"], |ty, rng| descriptive(&cases, ty, rng, release)),
+        (&["structured", "semantic", "multi_step"], |ty, rng| predictive(&cases, ty, rng)),
+    )?;
+    Ok(DomainOutput { files: vec![(Route::LegalEnCases, rows)], tasks })
 }

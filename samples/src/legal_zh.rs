@@ -12,7 +12,7 @@
 
 use std::{collections::BTreeSet, path::Path};
 
-use anser_manifest::{Route, TaskGroup};
+use anser_manifest::Route;
 use anser_pycompat::round6_scaled;
 use serde_json::{Value, json};
 
@@ -22,7 +22,7 @@ use crate::{
     names::{ZH_COURTS, ZH_SURNAMES},
     rng::Rng,
     stats::{self, Direction},
-    task::{Task, fill, plan_types},
+    task::{Task, descriptive_and_predictive},
 };
 
 /// Value type of a feature.
@@ -443,8 +443,7 @@ pub fn build(ctx: &Ctx) -> Vec<Case> {
 /// Write `legal/zh/legal_wenshu.db`; returns rows written.
 pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
     let route = Route::LegalZhCases;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     for c in cases {
         db.insert(
             "cases",
@@ -707,19 +706,14 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
             "median_difference": round6_scaled(s.median_difference), "ci95_lower": round6_scaled(s.ci95_lower), "ci95_upper": round6_scaled(s.ci95_upper)}});
         Some(Task::new(ty, q, INS_CONTINUOUS, Value::Array(ids), gt))
     } else {
-        let (mut a1, mut b1, mut c0, mut d0) = (0u64, 0u64, 0u64, 0u64);
+        let mut table = stats::Table2x2::default();
         let mut ids = Vec::new();
         for c in cases.iter().filter(|c| c.anyou == ai) {
             let (Some(x), Some(y)) = (x_of(c), c.get(a.outcome.0).map(|v| v == "是")) else { continue };
-            match (x, y) {
-                (true, true) => a1 += 1,
-                (true, false) => b1 += 1,
-                (false, true) => c0 += 1,
-                (false, false) => d0 += 1,
-            }
+            table.add(x, y);
             ids.push(json!(c.anhao));
         }
-        if a1 + b1 < 5 || c0 + d0 < 5 {
+        if !table.arms_hold(5) {
             return None;
         }
         let outcome = a.outcome.1;
@@ -729,10 +723,8 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
             2 => format!("{}案件中，{outcome}的比例在{phrase}与否的案件之间是否不同？", a.name),
             _ => format!("{}案件中，{phrase}的案件是否更可能或更不可能{outcome}？", a.name),
         };
-        let s = stats::binary_association(a1, b1, c0, d0);
-        let gt = json!({"option": option_zh(s.direction), "value": {
-            "n": s.n, "outcome_rate_x1": round6_scaled(s.rate_x1), "outcome_rate_x0": round6_scaled(s.rate_x0),
-            "odds_ratio": round6_scaled(s.odds_ratio), "p_value": round6_scaled(s.p_value)}});
+        let s = table.association();
+        let gt = stats::binary_ground_truth(option_zh(s.direction), &s);
         Some(Task::new(ty, q, INS_BINARY, Value::Array(ids), gt))
     }
 }
@@ -741,13 +733,11 @@ fn predictive(cases: &[Case], ty: &'static str, rng: &mut Rng, seed: u64) -> Opt
 pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
     let cases = build(ctx);
     let rows = write(ctx, &cases, corpus)?;
-    let sc = ctx.scale;
-    let mut rng = Rng::derive(ctx.seed, "legal_zh_tasks");
-    let desc: TaskGroup = "legal_zh_descriptive".parse().map_err(crate::Error::bug)?;
-    let pred: TaskGroup = "legal_zh_predictive".parse().map_err(crate::Error::bug)?;
-    let plan = plan_types(&sc, desc, &["sql", "semantic", "reasoning"], sc.tasks_per_type, sc.min_tasks_per_group);
-    let d = fill(desc, &plan, &mut rng, |ty, rng| descriptive(&cases, ty, rng))?;
-    let plan = plan_types(&sc, pred, &["structured", "semantic"], sc.tasks_per_type, sc.min_tasks_per_group);
-    let p = fill(pred, &plan, &mut rng, |ty, rng| predictive(&cases, ty, rng, ctx.seed))?;
-    Ok(DomainOutput { files: vec![(Route::LegalZhCases, rows)], tasks: vec![(desc, d), (pred, p)] })
+    let tasks = descriptive_and_predictive(
+        ctx,
+        "legal_zh",
+        (&["sql", "semantic", "reasoning"], |ty, rng| descriptive(&cases, ty, rng)),
+        (&["structured", "semantic"], |ty, rng| predictive(&cases, ty, rng, ctx.seed)),
+    )?;
+    Ok(DomainOutput { files: vec![(Route::LegalZhCases, rows)], tasks })
 }

@@ -10,6 +10,7 @@
 //! Offline scores on the sample are a pipeline health figure only: the tasks are templated and
 //! the corpora are small and synthetic.
 
+pub mod answer_keys;
 mod audit;
 mod capital;
 mod date;

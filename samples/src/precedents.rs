@@ -50,6 +50,90 @@ const GOODS: &[&str] =
 const HAZARDS: &[&str] =
     &["spilled yogurt", "a puddle from a leaking cooler", "loose grapes", "a torn floor mat", "spilled detergent"];
 
+/// A doctrine decided by one fact: the question, the sentence stating the deciding fact (when it
+/// holds, when it does not) and the holding (when the outcome is yes, when it is no).
+struct Doctrine {
+    question: &'static str,
+    facts: [&'static str; 2],
+    holdings: [&'static str; 2],
+}
+
+impl Doctrine {
+    /// The scenario whose `facts` hold `{F}` where the deciding fact's sentence goes.
+    fn scenario(&self, facts: String, fact: bool, outcome: bool) -> Scenario {
+        Scenario {
+            facts: facts.replace("{F}", self.facts[usize::from(!fact)]),
+            question: self.question.into(),
+            holding: self.holdings[usize::from(!outcome)].into(),
+        }
+    }
+}
+
+/// Title VII pretext: a comparator outside the protected class decides.
+const TITLE_VII: Doctrine = Doctrine {
+    question: "Does this record support a Title VII discrimination claim?",
+    facts: [
+        "A coworker of a different race who committed the same violations was given only a warning.",
+        "No other employee with similar violations was treated more favorably.",
+    ],
+    holdings: [
+        "Yes. Under the Title VII burden-shifting framework, after the employer offers a legitimate, nondiscriminatory reason the plaintiff must show pretext; evidence that a similarly situated coworker outside the protected class committed the same violations and was only warned is sufficient evidence of pretext, so the claim survives summary judgment.",
+        "No. Under the Title VII burden-shifting framework, the documented policy violations are a legitimate, nondiscriminatory reason for discharge, and without comparator or other evidence that this reason was pretextual the claim fails.",
+    ],
+};
+
+/// A traffic stop extended for a dog sniff: reasonable suspicion decides.
+const EXTENDED_STOP: Doctrine = Doctrine {
+    question: "Must the evidence found in the dog sniff be suppressed?",
+    facts: [
+        "Before the citation was complete, the officer smelled marijuana and saw a digital scale on the seat.",
+        "Nothing during the stop suggested criminal activity beyond the traffic violation.",
+    ],
+    holdings: [
+        "No, the evidence is not suppressed. A traffic stop may be prolonged beyond its mission only with reasonable suspicion; the odor of marijuana and the scale observed during the stop supplied that suspicion, so extending the stop for the dog sniff was lawful.",
+        "Yes, the evidence must be suppressed. Authority for a traffic stop ends when its tasks are or reasonably should be completed; prolonging the stop for a dog sniff without independent reasonable suspicion violates the Fourth Amendment.",
+    ],
+};
+
+/// The statute of frauds for goods: the specially manufactured goods exception decides.
+const STATUTE_OF_FRAUDS: Doctrine = Doctrine {
+    question: "Is the oral contract enforceable?",
+    facts: [
+        "The goods were specially manufactured for {P}, were not suitable for sale to others, and {O} had substantially begun their manufacture.",
+        "The goods were standard inventory that {O} could resell to other buyers.",
+    ],
+    holdings: [
+        "Yes, the contract is enforceable. A contract for the sale of goods for $500 or more generally requires a signed writing, but the specially manufactured goods exception applies when the goods are not suitable for sale to others and the seller has substantially begun their manufacture.",
+        "No, the contract is not enforceable. A contract for the sale of goods for $500 or more requires a writing signed by the party against whom enforcement is sought, and no exception applies to standard goods the seller can resell.",
+    ],
+};
+
+/// Premises liability: constructive notice (time on the floor, no inspection) decides.
+const PREMISES_NOTICE: Doctrine = Doctrine {
+    question: "Is the store liable for the injury?",
+    facts: [
+        "An employee had walked the aisle and inspected it five minutes before the fall.",
+        "The store's inspection log shows no inspection of that aisle during that time.",
+    ],
+    holdings: [
+        "Yes, the store is liable. A business owes invitees reasonable care and is liable for a hazard it knew of or would have discovered through reasonable inspection; a hazard left for this long without any inspection gives constructive notice.",
+        "No, the store is not liable. Liability to an invitee requires actual or constructive notice of the hazard; the hazard had not existed long enough, or the store had reasonably inspected, so constructive notice is not established.",
+    ],
+};
+
+/// Miranda: custody decides.
+const MIRANDA_CUSTODY: Doctrine = Doctrine {
+    question: "Must the statements be suppressed?",
+    facts: [
+        "The questioning took place in a locked interrogation room at the station, and {P} asked to leave but was told to stay.",
+        "The questioning took place at {P}'s kitchen table, and the detectives told {P} at the outset that {P} was free to end the interview at any time.",
+    ],
+    holdings: [
+        "Yes, the statements must be suppressed. Miranda warnings are required before custodial interrogation; a reasonable person held in a locked room and told to stay would not feel free to leave, so the questioning was custodial.",
+        "No, the statements are admissible. Miranda applies only to custodial interrogation; questioning in one's own home after being told one is free to end it is not custody.",
+    ],
+};
+
 fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
     match kind {
         0 => {
@@ -57,23 +141,9 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             let comparator = rng.chance(0.5);
             let tenure = rng.range(2, 19);
             let facts = format!(
-                "After {tenure} years as a {job}, {{P}} was discharged for {violation}. The employer documented both violations. {} {{P}} alleges race discrimination under Title VII.",
-                if comparator {
-                    "A coworker of a different race who committed the same violations was given only a warning."
-                } else {
-                    "No other employee with similar violations was treated more favorably."
-                }
+                "After {tenure} years as a {job}, {{P}} was discharged for {violation}. The employer documented both violations. {{F}} {{P}} alleges race discrimination under Title VII."
             );
-            let holding = if comparator {
-                "Yes. Under the Title VII burden-shifting framework, after the employer offers a legitimate, nondiscriminatory reason the plaintiff must show pretext; evidence that a similarly situated coworker outside the protected class committed the same violations and was only warned is sufficient evidence of pretext, so the claim survives summary judgment."
-            } else {
-                "No. Under the Title VII burden-shifting framework, the documented policy violations are a legitimate, nondiscriminatory reason for discharge, and without comparator or other evidence that this reason was pretextual the claim fails."
-            };
-            Scenario {
-                facts,
-                question: "Does this record support a Title VII discrimination claim?".into(),
-                holding: holding.into(),
-            }
+            TITLE_VII.scenario(facts, comparator, comparator)
         }
         1 => {
             let act = *rng.pick(FORCE);
@@ -111,42 +181,18 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             ]);
             let suspicion = rng.chance(0.5);
             let facts = format!(
-                "An officer stopped {{P}} for {reason}. After writing the citation, the officer held {{P}} for another {minutes} minutes to conduct a dog sniff, which led to the discovery of drugs. {}",
-                if suspicion {
-                    "Before the citation was complete, the officer smelled marijuana and saw a digital scale on the seat."
-                } else {
-                    "Nothing during the stop suggested criminal activity beyond the traffic violation."
-                }
+                "An officer stopped {{P}} for {reason}. After writing the citation, the officer held {{P}} for another {minutes} minutes to conduct a dog sniff, which led to the discovery of drugs. {{F}}"
             );
-            let holding = if suspicion {
-                "No, the evidence is not suppressed. A traffic stop may be prolonged beyond its mission only with reasonable suspicion; the odor of marijuana and the scale observed during the stop supplied that suspicion, so extending the stop for the dog sniff was lawful."
-            } else {
-                "Yes, the evidence must be suppressed. Authority for a traffic stop ends when its tasks are or reasonably should be completed; prolonging the stop for a dog sniff without independent reasonable suspicion violates the Fourth Amendment."
-            };
-            Scenario {
-                facts,
-                question: "Must the evidence found in the dog sniff be suppressed?".into(),
-                holding: holding.into(),
-            }
+            EXTENDED_STOP.scenario(facts, suspicion, suspicion)
         }
         3 => {
             let goods = *rng.pick(GOODS);
             let price = rng.range(2, 90) * 1000;
             let exception = rng.chance(0.5);
             let facts = format!(
-                "{{P}} orally agreed to buy {goods} from {{O}} for ${price}. No signed writing exists. {} {{P}} later refused the goods and invokes the statute of frauds.",
-                if exception {
-                    "The goods were specially manufactured for {P}, were not suitable for sale to others, and {O} had substantially begun their manufacture."
-                } else {
-                    "The goods were standard inventory that {O} could resell to other buyers."
-                }
+                "{{P}} orally agreed to buy {goods} from {{O}} for ${price}. No signed writing exists. {{F}} {{P}} later refused the goods and invokes the statute of frauds."
             );
-            let holding = if exception {
-                "Yes, the contract is enforceable. A contract for the sale of goods for $500 or more generally requires a signed writing, but the specially manufactured goods exception applies when the goods are not suitable for sale to others and the seller has substantially begun their manufacture."
-            } else {
-                "No, the contract is not enforceable. A contract for the sale of goods for $500 or more requires a writing signed by the party against whom enforcement is sought, and no exception applies to standard goods the seller can resell."
-            };
-            Scenario { facts, question: "Is the oral contract enforceable?".into(), holding: holding.into() }
+            STATUTE_OF_FRAUDS.scenario(facts, exception, exception)
         }
         4 => {
             let hazard = *rng.pick(HAZARDS);
@@ -154,37 +200,17 @@ fn scenario(kind: usize, rng: &mut Rng) -> Scenario {
             let inspected = rng.chance(0.4);
             let notice = minutes >= 30 && !inspected;
             let facts = format!(
-                "{{P}} slipped on {hazard} in an aisle of {{O}}'s grocery store. Video shows the hazard had been on the floor for {minutes} minutes. {}",
-                if inspected {
-                    "An employee had walked the aisle and inspected it five minutes before the fall."
-                } else {
-                    "The store's inspection log shows no inspection of that aisle during that time."
-                }
+                "{{P}} slipped on {hazard} in an aisle of {{O}}'s grocery store. Video shows the hazard had been on the floor for {minutes} minutes. {{F}}"
             );
-            let holding = if notice {
-                "Yes, the store is liable. A business owes invitees reasonable care and is liable for a hazard it knew of or would have discovered through reasonable inspection; a hazard left for this long without any inspection gives constructive notice."
-            } else {
-                "No, the store is not liable. Liability to an invitee requires actual or constructive notice of the hazard; the hazard had not existed long enough, or the store had reasonably inspected, so constructive notice is not established."
-            };
-            Scenario { facts, question: "Is the store liable for the injury?".into(), holding: holding.into() }
+            PREMISES_NOTICE.scenario(facts, inspected, notice)
         }
         _ => {
             let hours = rng.range(1, 5);
             let custodial = rng.chance(0.5);
             let facts = format!(
-                "Detectives questioned {{P}} for {hours} hours about a burglary without giving Miranda warnings. {}",
-                if custodial {
-                    "The questioning took place in a locked interrogation room at the station, and {P} asked to leave but was told to stay."
-                } else {
-                    "The questioning took place at {P}'s kitchen table, and the detectives told {P} at the outset that {P} was free to end the interview at any time."
-                }
+                "Detectives questioned {{P}} for {hours} hours about a burglary without giving Miranda warnings. {{F}}"
             );
-            let holding = if custodial {
-                "Yes, the statements must be suppressed. Miranda warnings are required before custodial interrogation; a reasonable person held in a locked room and told to stay would not feel free to leave, so the questioning was custodial."
-            } else {
-                "No, the statements are admissible. Miranda applies only to custodial interrogation; questioning in one's own home after being told one is free to end it is not custody."
-            };
-            Scenario { facts, question: "Must the statements be suppressed?".into(), holding: holding.into() }
+            MIRANDA_CUSTODY.scenario(facts, custodial, custodial)
         }
     }
 }
@@ -216,8 +242,7 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         docs.push((format!("{}", 10_000 + k * 7 + rng.below(7)), text, s));
     }
     let route = Route::LegalEnPrecedents;
-    let path = corpus.join(&anser_manifest::Manifest::get().route(route).file);
-    let mut db = DbWriter::create(&path, route, &ctx.scale)?;
+    let mut db = DbWriter::in_corpus(corpus, route, &ctx.scale)?;
     for (docid, text, _) in &docs {
         db.insert("documents", &[("docid", t(docid)), ("case_text", t(text)), ("corpus_role", t("precedent"))])?;
     }
@@ -229,13 +254,12 @@ pub fn generate(ctx: &Ctx, corpus: &Path) -> Result<DomainOutput> {
         let (docid, _, s) = rng.pick(&docs);
         let (p, o) = (person(rng), person(rng));
         let q = format!("{} {}", s.facts.replace("{P}", &p).replace("{O}", &o), s.question);
-        Some(Task {
-            task_type: None,
-            query: q,
-            instruction: "Answer the legal question by retrieving the controlling precedent from the provided case-law corpus. State the governing rule and briefly explain how it applies to these facts.".into(),
-            evidence: json!([{"docid": docid, "type": "precedent_case"}]),
-            ground_truth: json!(s.holding),
-        })
+        Some(Task::untyped(
+            q,
+            "Answer the legal question by retrieving the controlling precedent from the provided case-law corpus. State the governing rule and briefly explain how it applies to these facts.",
+            json!([{"docid": docid, "type": "precedent_case"}]),
+            json!(s.holding),
+        ))
     })?;
     Ok(DomainOutput { files: vec![(route, rows)], tasks: vec![(group, tasks)] })
 }

@@ -76,6 +76,12 @@ impl Rng {
         self.unit() < p
     }
 
+    /// `a` or `b` with even odds, from one draw of [`Rng::chance`] (both are built first: pass
+    /// values that draw nothing from this generator).
+    pub fn either<T>(&mut self, a: T, b: T) -> T {
+        if self.chance(0.5) { a } else { b }
+    }
+
     /// Approximately standard normal (sum of 12 uniforms minus 6): no transcendental functions,
     /// so the stream is identical on every platform.
     pub fn normal(&mut self) -> f64 {
@@ -118,6 +124,16 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn either_draws_like_chance() {
+        let (mut a, mut b) = (Rng::new(3), Rng::new(3));
+        for _ in 0..64 {
+            let want = if a.chance(0.5) { "a" } else { "b" };
+            assert_eq!(b.either("a", "b"), want);
+        }
+        assert_eq!(a.next_u64(), b.next_u64(), "one draw each");
+    }
 
     #[test]
     fn stream_is_fixed_for_a_seed() {

@@ -16,7 +16,7 @@
 //! - Option: binary outcomes are positive/negative when p < [`ALPHA`] and OR > 1 / < 1,
 //!   continuous outcomes when the CI lies above / below 0; otherwise no clear relationship.
 
-use anser_pycompat::percentile_linear;
+use anser_pycompat::{percentile_linear, round6_scaled};
 
 use crate::rng::Rng;
 
@@ -42,6 +42,49 @@ pub struct BinaryAssociation {
     pub odds_ratio: f64,
     pub p_value: f64,
     pub direction: Direction,
+}
+
+/// The 2×2 table of a binary exposure X and a binary outcome Y, counted case by case.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Table2x2 {
+    /// X1∧Y1.
+    pub a: u64,
+    /// X1∧Y0.
+    pub b: u64,
+    /// X0∧Y1.
+    pub c: u64,
+    /// X0∧Y0.
+    pub d: u64,
+}
+
+impl Table2x2 {
+    /// Count one case.
+    pub fn add(&mut self, x: bool, y: bool) {
+        match (x, y) {
+            (true, true) => self.a += 1,
+            (true, false) => self.b += 1,
+            (false, true) => self.c += 1,
+            (false, false) => self.d += 1,
+        }
+    }
+
+    /// Both exposure arms (X1 and X0) hold at least `min` cases.
+    pub fn arms_hold(&self, min: u64) -> bool {
+        self.a + self.b >= min && self.c + self.d >= min
+    }
+
+    /// The association of the table ([`binary_association`]).
+    pub fn association(&self) -> BinaryAssociation {
+        binary_association(self.a, self.b, self.c, self.d)
+    }
+}
+
+/// The ground truth of a binary-association task: the direction's `option` label and the
+/// statistics rounded as the release prints them.
+pub fn binary_ground_truth(option: &str, s: &BinaryAssociation) -> serde_json::Value {
+    serde_json::json!({"option": option, "value": {
+        "n": s.n, "outcome_rate_x1": round6_scaled(s.rate_x1), "outcome_rate_x0": round6_scaled(s.rate_x0),
+        "odds_ratio": round6_scaled(s.odds_ratio), "p_value": round6_scaled(s.p_value)}})
 }
 
 /// `a` = X1∧Y1, `b` = X1∧Y0, `c` = X0∧Y1, `d` = X0∧Y0.

@@ -32,6 +32,11 @@ impl Task {
             ground_truth,
         }
     }
+
+    /// A task of a group whose release tasks have `"type": null`.
+    pub fn untyped(query: String, instruction: &str, evidence: Value, ground_truth: Value) -> Task {
+        Task { task_type: None, query, instruction: instruction.to_string(), evidence, ground_truth }
+    }
 }
 
 #[derive(Serialize)]
@@ -114,6 +119,26 @@ pub fn plan_types(
         .filter_map(|(ty, _)| types.iter().find(|t| *t == ty).copied())
         .flat_map(|ty| std::iter::repeat_n(ty, crate::scale::release_task_count(&name, ty, fraction)))
         .collect()
+}
+
+/// The descriptive and the predictive group of `domain` (`finance_en`, `legal_zh`, ...): each
+/// planned at the context's scale for its types and filled by its generator, both drawing from
+/// the domain's own task stream (`<domain>_tasks`), descriptive first.
+pub fn descriptive_and_predictive(
+    ctx: &crate::Ctx,
+    domain: &str,
+    (desc_types, descriptive): (&[&'static str], impl FnMut(&'static str, &mut crate::rng::Rng) -> Option<Task>),
+    (pred_types, predictive): (&[&'static str], impl FnMut(&'static str, &mut crate::rng::Rng) -> Option<Task>),
+) -> Result<Vec<(TaskGroup, Vec<Task>)>> {
+    let sc = ctx.scale;
+    let mut rng = crate::rng::Rng::derive(ctx.seed, &format!("{domain}_tasks"));
+    let desc: TaskGroup = format!("{domain}_descriptive").parse().map_err(Error::bug)?;
+    let pred: TaskGroup = format!("{domain}_predictive").parse().map_err(Error::bug)?;
+    let plan = plan_types(&sc, desc, desc_types, sc.tasks_per_type, sc.min_tasks_per_group);
+    let d = fill(desc, &plan, &mut rng, descriptive)?;
+    let plan = plan_types(&sc, pred, pred_types, sc.tasks_per_type, sc.min_tasks_per_group);
+    let p = fill(pred, &plan, &mut rng, predictive)?;
+    Ok(vec![(desc, d), (pred, p)])
 }
 
 /// Attempts per task before a type is declared impossible for the generated data.

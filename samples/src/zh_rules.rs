@@ -193,6 +193,12 @@ fn law_item(law: String, item: &str) -> Value {
     json!({"law": law, "item": item})
 }
 
+/// A task whose gold evidence is `items` of the revision `law`, in that order.
+fn rule_task(query: String, law: &str, items: &[&str], ground_truth: String) -> Option<Task> {
+    let evidence = items.iter().map(|item| law_item(law.to_string(), item)).collect();
+    Some(Task::untyped(query, INSTRUCTION, Value::Array(evidence), json!(ground_truth)))
+}
+
 const INSTRUCTION: &str = "请根据题目所述公告事实和适用的监管规则，判断披露时限、审议程序或后续动作是否符合要求，先给出“符合”“不符合”或“无法判断”的结论，再说明理由；回答不超过220字。";
 
 fn company(rng: &mut Rng) -> (String, String) {
@@ -251,13 +257,7 @@ fn task(rng: &mut Rng) -> Option<Task> {
             let gt = format!(
                 "{verdict}。根据《{law}》5.1.1条，年度净利润为负、扭亏为盈或变动50%以上的，应在会计年度结束后{FORECAST_MONTHS}个月内预告；{why}。"
             );
-            Some(Task {
-                task_type: None,
-                query: q,
-                instruction: INSTRUCTION.into(),
-                evidence: json!([law_item(law.clone(), "5.1.1条"), law_item(law, "2.1.1条")]),
-                ground_truth: json!(gt),
-            })
+            rule_task(q, &law, &["5.1.1条", "2.1.1条"], gt)
         }
         1 => {
             // Board resolution announcement.
@@ -299,13 +299,7 @@ fn task(rng: &mut Rng) -> Option<Task> {
                     days
                 )
             };
-            Some(Task {
-                task_type: None,
-                query: q,
-                instruction: INSTRUCTION.into(),
-                evidence: json!([law_item(law.clone(), "4.1.4条"), law_item(law, "2.1.1条")]),
-                ground_truth: json!(gt),
-            })
+            rule_task(q, &law, &["4.1.4条", "2.1.1条"], gt)
         }
         2 => {
             // Shareholders' meeting notice.
@@ -336,13 +330,7 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 gap,
                 if ok { "满足提前通知期限" } else { "不足法定通知期限" }
             );
-            Some(Task {
-                task_type: None,
-                query: q,
-                instruction: INSTRUCTION.into(),
-                evidence: json!([law_item(law, "4.2.3条")]),
-                ground_truth: json!(gt),
-            })
+            rule_task(q, &law, &["4.2.3条"], gt)
         }
         3 => {
             // Reaching 5%.
@@ -384,13 +372,7 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 if ok { "符合" } else { "不符合" },
                 reasons.join("；")
             );
-            Some(Task {
-                task_type: None,
-                query: q,
-                instruction: INSTRUCTION.into(),
-                evidence: json!([law_item(law, "13条")]),
-                ground_truth: json!(gt),
-            })
+            rule_task(q, &law, &["13条"], gt)
         }
         _ => {
             // Major event disclosed immediately or not.
@@ -410,13 +392,7 @@ fn task(rng: &mut Rng) -> Option<Task> {
                 delay,
                 if ok { "可以认定为立即披露" } else { "未做到立即披露" }
             );
-            Some(Task {
-                task_type: None,
-                query: q,
-                instruction: INSTRUCTION.into(),
-                evidence: json!([law_item(law, "22条")]),
-                ground_truth: json!(gt),
-            })
+            rule_task(q, &law, &["22条"], gt)
         }
     }
 }

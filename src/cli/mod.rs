@@ -122,6 +122,32 @@ enum Command {
     Proxy(mcp::ProxyArgs),
 }
 
+/// The generation endpoint flags of the commands that call the generation model (`run`,
+/// `omb generate`); each left out falls back to its `GENERATION_*` variable.
+#[derive(Debug, Clone, Args)]
+pub struct GenerationArgs {
+    /// Generation model (else GENERATION_MODEL from the environment or .env).
+    #[arg(long)]
+    model: Option<String>,
+    /// OpenAI-compatible base URL (else GENERATION_BASE_URL).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// API key (else GENERATION_API_KEY); never written to disk.
+    #[arg(long)]
+    api_key: Option<String>,
+}
+
+impl GenerationArgs {
+    /// The flags as overrides of the environment's generation settings.
+    pub fn overrides(&self) -> anser_llm::Overrides {
+        anser_llm::Overrides {
+            base_url: self.base_url.clone(),
+            api_key: self.api_key.clone(),
+            model: self.model.clone(),
+        }
+    }
+}
+
 /// Task selection flags shared by every command that selects tasks (same meaning as the
 /// official runner's).
 #[derive(Debug, Clone, Args)]

@@ -14,7 +14,7 @@ use anser_omb::{
 use anser_runstore::{RunDir, RunName};
 use clap::{Args, Subcommand};
 
-use super::{CliError, CliResult};
+use super::{CliError, CliResult, GenerationArgs};
 
 #[derive(Debug, Subcommand)]
 pub enum OmbCommand {
@@ -81,15 +81,8 @@ pub struct GenerateArgs {
     /// Folder holding run directories.
     #[arg(long, default_value = "runs")]
     output_dir: PathBuf,
-    /// Model (else GENERATION_MODEL).
-    #[arg(long)]
-    model: Option<String>,
-    /// OpenAI-compatible base URL (else GENERATION_BASE_URL).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// API key (else GENERATION_API_KEY); never written to disk.
-    #[arg(long)]
-    api_key: Option<String>,
+    #[command(flatten)]
+    generation: GenerationArgs,
     /// Concurrent requests.
     #[arg(long, default_value_t = anser_omb::generate::DEFAULT_CONCURRENCY)]
     concurrency: usize,
@@ -188,8 +181,7 @@ fn load_dataset(path: &std::path::Path, loading: Loading) -> Result<Dataset, Cli
 fn run_generate(args: GenerateArgs) -> CliResult {
     let name = RunName::new(&args.run_name).map_err(CliError::user)?;
     let dataset = load_dataset(&args.dataset, Loading::Evalscope)?;
-    let overrides =
-        Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
+    let overrides = args.generation.overrides();
     let endpoint = Settings::load().and_then(|s| s.endpoint(&GENERATION, &overrides)).map_err(CliError::user)?;
     let public = serde_json::to_value(endpoint.public()).map_err(CliError::internal)?;
     let settings =

@@ -7,15 +7,13 @@ use anser_agent::{
     run::{RESULTS_FILE, RunConfig, RunSummary, run},
 };
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput, evaluate, table};
-use anser_llm::{
-    CacheMode, Client, ClientOptions, GENERATION, Overrides, ResponseCache, Settings, retry::RetryPolicyBuilder,
-};
+use anser_llm::{CacheMode, Client, ClientOptions, GENERATION, ResponseCache, Settings, retry::RetryPolicyBuilder};
 use anser_manifest::TaskSet;
 use anser_runstore::RunName;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use super::{CliError, CliResult, SelectionArgs};
+use super::{CliError, CliResult, GenerationArgs, SelectionArgs};
 
 /// Folder of a run's own LLM response cache, inside its run directory.
 pub const RUN_CACHE_DIR: &str = "llm-cache";
@@ -134,15 +132,8 @@ pub struct RunArgs {
     /// Number of tasks answered at once.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// Generation model (else GENERATION_MODEL from the environment or .env).
-    #[arg(long)]
-    model: Option<String>,
-    /// OpenAI-compatible base URL (else GENERATION_BASE_URL).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// API key (else GENERATION_API_KEY); never written to disk.
-    #[arg(long)]
-    api_key: Option<String>,
+    #[command(flatten)]
+    generation: GenerationArgs,
     /// Sampling temperature.
     #[arg(long, default_value_t = 0.0)]
     temperature: f64,
@@ -369,8 +360,7 @@ pub(super) fn corpus_inputs(
 fn llm_client(args: &RunArgs, settings: &mut BTreeMap<String, Value>) -> Result<Client, CliError> {
     settings.insert("temperature".into(), json!(args.temperature));
     settings.insert("max_tokens".into(), json!(args.max_tokens));
-    let overrides =
-        Overrides { base_url: args.base_url.clone(), api_key: args.api_key.clone(), model: args.model.clone() };
+    let overrides = args.generation.overrides();
     let endpoint = Settings::load().and_then(|s| s.endpoint(&GENERATION, &overrides)).map_err(CliError::user)?;
     settings.insert("generation".into(), serde_json::to_value(endpoint.public()).unwrap_or(Value::Null));
     let retry = RetryPolicyBuilder {

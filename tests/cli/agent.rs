@@ -24,8 +24,8 @@ use anser_llm::mock::{Matcher, MockConfig, MockServer};
 use anser_manifest::{Domain, Language, PublicTask};
 use serde_json::{Value, json};
 
-use self::scripted_from_gold::{Plan, gold_ids, plan_of, script_from_gold, tool_names};
-use crate::common::{anser, stderr};
+use self::scripted_from_gold::{Plan, gold_ids, gold_records, plan_of, script_from_gold, tool_names};
+use crate::common::{anser, metrics_by_id, stderr};
 
 /// Metrics whose perfect value is 1 and those whose perfect value is 0 (when the scorer computes
 /// them for a task). Recall@5 and Precision@5 are capped by the gold list's size, so for them
@@ -239,14 +239,6 @@ fn agent_scripted_from_gold_answers_every_group_with_gold_evidence_and_perfect_s
 
     // The scorer gives every task the score of the gold itself, and the headline metrics are
     // perfect.
-    let gold_records: Vec<Value> = bench
-        .tasks()
-        .iter()
-        .map(|t| {
-            let reference = bench.reference(&t.id).expect("reference");
-            json!({"id": t.id, "answer": reference.ground_truth, "retrieved_evidence": reference.evidence})
-        })
-        .collect();
     let options = EvalOptions {
         profile: Profile::Card,
         corpus_root: Some(corpus.clone()),
@@ -254,18 +246,13 @@ fn agent_scripted_from_gold_answers_every_group_with_gold_evidence_and_perfect_s
         bertscore: None,
     };
     let gold_eval = anser_evaluator::evaluate(
-        &ResultsInput::Records { source: "gold".into(), records: gold_records },
+        &ResultsInput::Records { source: "gold".into(), records: gold_records(&bench, bench.tasks()) },
         &bench,
         &options,
     )
     .expect("gold evaluates");
     let evaluation = read_json(&run_dir.join("evaluation.json"));
-    let details: BTreeMap<&str, &Value> = evaluation["files"][0]["details"]
-        .as_array()
-        .expect("details")
-        .iter()
-        .map(|d| (d["id"].as_str().expect("id"), &d["metrics"]))
-        .collect();
+    let details = metrics_by_id(&evaluation);
     let mut scored_groups = BTreeSet::new();
     for gold in gold_eval.details() {
         let got = details[gold.id.as_str()];

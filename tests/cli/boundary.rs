@@ -17,10 +17,12 @@ use std::{
 use anser_indexer::RouteIndex;
 use anser_llm::mock::{Matcher, MockConfig, MockServer, Reply};
 use anser_manifest::{CorpusFormat, Manifest, Route};
-use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
 
 use crate::common::{IndexedSample, anser_env, stderr, stdout};
+
+#[path = "../../agent/tests/it/raw_years.rs"]
+mod raw_years;
 
 /// A dated route: its predictive task file and type, how a cutoff is stated, and raw SQL
 /// giving (unit record id, year) and (evidence id, year) of the retrievable records.
@@ -99,20 +101,7 @@ fn years(corpus: &Path, route: Route, sql: &str) -> HashMap<String, i32> {
             .filter_map(|r| Some((text_of(&r["ID"])?, text_of(&r["year"])?.get(..4)?.parse().ok()?)))
             .collect();
     }
-    let raw = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("raw");
-    let mut stmt = raw.prepare(sql).expect("prepare");
-    stmt.query_map([], |r| Ok((r.get::<_, rusqlite::types::Value>(0)?, r.get::<_, Option<i64>>(1)?)))
-        .expect("query")
-        .map(|r| r.expect("row"))
-        .filter_map(|(id, y)| {
-            let id = match id {
-                rusqlite::types::Value::Text(t) => t,
-                rusqlite::types::Value::Integer(i) => i.to_string(),
-                _ => return None,
-            };
-            Some((id, i32::try_from(y?).ok()?))
-        })
-        .collect()
+    raw_years::sql_years(&path, sql)
 }
 
 /// One shifted route: the cutoff, record dates, and the tasks written for it.

@@ -10,6 +10,16 @@ pub fn anser(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_anser")).args(args).output().expect("the anser binary runs")
 }
 
+/// Each task's metrics in an `evaluation.json` (its first results file), by task id.
+pub fn metrics_by_id(evaluation: &serde_json::Value) -> std::collections::BTreeMap<&str, &serde_json::Value> {
+    evaluation["files"][0]["details"]
+        .as_array()
+        .expect("details")
+        .iter()
+        .map(|d| (d["id"].as_str().expect("id"), &d["metrics"]))
+        .collect()
+}
+
 /// The bundled example task folder.
 pub fn examples_query() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/query")

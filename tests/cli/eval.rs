@@ -89,7 +89,8 @@ fn example_results(path: &std::path::Path) -> Vec<u8> {
     bytes
 }
 
-fn eval_to(input: &std::path::Path, output: Option<&std::path::Path>, extra: &[&str]) -> std::process::Output {
+/// `anser eval` of `input` against the examples without the LLM judge, then `extra` flags.
+fn eval_examples(input: &std::path::Path, extra: &[&str]) -> std::process::Output {
     let bench = crate::common::examples_query();
     let mut args = vec![
         "eval",
@@ -97,14 +98,18 @@ fn eval_to(input: &std::path::Path, output: Option<&std::path::Path>, extra: &[&
         "--benchmark-dir",
         bench.to_str().expect("utf8"),
         "--skip-llm-judge",
-        "--format",
-        "csv",
     ];
+    args.extend(extra);
+    anser(&args)
+}
+
+fn eval_to(input: &std::path::Path, output: Option<&std::path::Path>, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["--format", "csv"];
     if let Some(o) = output {
         args.extend(["--output", o.to_str().expect("utf8")]);
     }
     args.extend(extra);
-    anser(&args)
+    eval_examples(input, &args)
 }
 
 /// `--output` naming an input — the results file itself, under another spelling, through a
@@ -182,33 +187,25 @@ fn an_existing_output_needs_force() {
     assert!(leftovers.is_empty(), "no temporary file left");
 }
 
+/// Write 100,000 lines, line `n` from `line(n)`, to `path`.
+fn write_lines(path: &std::path::Path, line: impl Fn(usize) -> String) {
+    let lines: Vec<String> = (0..100_000).map(line).collect();
+    std::fs::write(path, lines.join("\n") + "\n").expect("write");
+}
+
 /// 100,000 malformed records give one stderr line per kind of warning, with its count; the
 /// evaluation file still lists every warning (as the official evaluator writes them).
 #[test]
 fn warnings_print_once_per_kind_with_a_count() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let results = tmp.path().join("results.jsonl");
-    let mut lines = Vec::with_capacity(100_000);
-    for n in 0..100_000 {
-        lines.push(match n % 10 {
-            0 => "{\"answer\": \"no id\"}".to_string(),
-            1 => "{\"id\": \"legal_zh_descriptive_1\", \"answer\": \"3\"}".to_string(),
-            _ => format!("{{\"id\": \"unknown_{n}\", \"answer\": \"x\"}}"),
-        });
-    }
-    std::fs::write(&results, lines.join("\n") + "\n").expect("write");
+    write_lines(&results, |n| match n % 10 {
+        0 => "{\"answer\": \"no id\"}".to_string(),
+        1 => "{\"id\": \"legal_zh_descriptive_1\", \"answer\": \"3\"}".to_string(),
+        _ => format!("{{\"id\": \"unknown_{n}\", \"answer\": \"x\"}}"),
+    });
     let output = tmp.path().join("evaluation.json");
-    let query = crate::common::examples_query();
-    let o = anser(&[
-        "eval",
-        results.to_str().expect("utf8"),
-        "--benchmark-dir",
-        query.to_str().expect("utf8"),
-        "--skip-llm-judge",
-        "--no-judge-cache",
-        "--output",
-        output.to_str().expect("utf8"),
-    ]);
+    let o = eval_examples(&results, &["--no-judge-cache", "--output", output.to_str().expect("utf8")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
@@ -234,15 +231,11 @@ fn warnings_print_once_per_kind_with_a_count() {
 fn omb_dataset_warnings_print_once_per_kind_with_a_count() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dataset = tmp.path().join("bad.jsonl");
-    let mut lines = Vec::with_capacity(100_000);
-    for n in 0..100_000 {
-        lines.push(match n % 4 {
-            0 => format!("{{\"id\": \"r{n}\", \"question\": \"q\""),
-            1 => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": []}}"),
-            _ => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": 5}}"),
-        });
-    }
-    std::fs::write(&dataset, lines.join("\n") + "\n").expect("write");
+    write_lines(&dataset, |n| match n % 4 {
+        0 => format!("{{\"id\": \"r{n}\", \"question\": \"q\""),
+        1 => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": []}}"),
+        _ => format!("{{\"id\": \"r{n}\", \"question\": \"q\", \"rubrics\": 5}}"),
+    });
     let o = anser(&[
         "omb",
         "generate",

@@ -10,6 +10,7 @@ use std::{
     io::{BufRead, BufReader},
     path::{Path, PathBuf},
     process::{Command, Stdio},
+    sync::Arc,
 };
 
 use anser_evaluator::{EvalOptions, JudgeMode, Profile, ResultsInput};
@@ -17,8 +18,8 @@ use anser_gold::Benchmark;
 use anser_manifest::PublicTask;
 use serde_json::{Value, json};
 
-use crate::agent::scripted_from_gold::{Plan, plan_of, script_from_gold};
-use crate::common::{IndexedSample, anser, stderr, stdout};
+use crate::agent::scripted_from_gold::{Plan, gold_records, mcp_steps, plan_of};
+use crate::common::{IndexedSample, anser, metrics_by_id, stderr, stdout};
 
 /// The venv's Python with the `mcp` package, or `None` after the skip reason (a failure under CI).
 fn python_with_mcp() -> Option<PathBuf> {
@@ -60,22 +61,7 @@ fn write_script(bench: &Benchmark, tasks: &[PublicTask], path: &Path) {
     let mut script = serde_json::Map::new();
     for t in tasks {
         let reference = bench.reference(&t.id).expect("reference");
-        let mut steps = Vec::new();
-        for reply in script_from_gold(t, reference) {
-            let anser_llm::mock::Reply::ToolCalls(calls) = reply else { continue };
-            for c in calls {
-                let mut args: Value = serde_json::from_str(&c.arguments).expect("scripted arguments");
-                let name = if c.name == "answer" {
-                    if let Some(e) = args.as_object_mut().and_then(|m| m.remove("evidence")) {
-                        args["retrieved_evidence"] = e;
-                    }
-                    "submit_answer".to_string()
-                } else {
-                    c.name.clone()
-                };
-                steps.push(json!([name, args]));
-            }
-        }
+        let steps = mcp_steps(t, reference).into_iter().map(|(name, args)| json!([name, args])).collect();
         script.insert(t.id.clone(), Value::Array(steps));
     }
     std::fs::write(path, Value::Object(script).to_string()).expect("script written");
@@ -110,20 +96,8 @@ fn check_scores(fixture: &IndexedSample, bench: &Benchmark, run_dir: &Path, task
     let evaluation: Value =
         serde_json::from_str(&std::fs::read_to_string(run_dir.join("evaluation.json")).expect("evaluation.json"))
             .expect("json");
-    let details: BTreeMap<&str, &Value> = evaluation["files"][0]["details"]
-        .as_array()
-        .expect("details")
-        .iter()
-        .map(|d| (d["id"].as_str().expect("id"), &d["metrics"]))
-        .collect();
+    let details = metrics_by_id(&evaluation);
     assert_eq!(details.len(), tasks.len());
-    let gold_records: Vec<Value> = tasks
-        .iter()
-        .map(|t| {
-            let r = bench.reference(&t.id).expect("reference");
-            json!({"id": t.id, "answer": r.ground_truth, "retrieved_evidence": r.evidence})
-        })
-        .collect();
     let options = EvalOptions {
         profile: Profile::Card,
         corpus_root: Some(fixture.corpus.clone()),
@@ -131,7 +105,7 @@ fn check_scores(fixture: &IndexedSample, bench: &Benchmark, run_dir: &Path, task
         bertscore: None,
     };
     let gold = anser_evaluator::evaluate(
-        &ResultsInput::Records { source: "gold".into(), records: gold_records },
+        &ResultsInput::Records { source: "gold".into(), records: gold_records(bench, tasks) },
         bench,
         &options,
     )
@@ -161,18 +135,37 @@ fn check_run(run_dir: &Path, tasks: &[PublicTask], transport: &str) {
     assert!(results.as_array().expect("array").iter().all(|r| r["generation_status"] == "ok" && r["method"] == "mcp"));
 }
 
-#[test]
-fn python_sdk_client_solves_sample_tasks_over_stdio_and_the_run_scores_like_the_gold() {
-    let Some(python) = python_with_mcp() else { return };
+/// What a Python client run starts from: the venv's Python, the indexed sample, the chosen tasks
+/// (and their ids, comma-separated), the script written for them and the runs folder.
+struct ClientRun {
+    python: PathBuf,
+    fixture: Arc<IndexedSample>,
+    bench: Benchmark,
+    tasks: Vec<PublicTask>,
+    ids: String,
+    tmp: tempfile::TempDir,
+    script: PathBuf,
+    out: PathBuf,
+}
+
+/// `None` after the skip reason when the venv is missing (a failure under CI).
+fn client_run() -> Option<ClientRun> {
+    let python = python_with_mcp()?;
     let fixture = IndexedSample::get();
     let bench = Benchmark::load(&fixture.query).expect("sample loads");
     let tasks = chosen_tasks(&bench);
-    assert!(tasks.len() >= 6, "tasks of every plan: {}", tasks.len());
     let ids = tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(",");
     let tmp = tempfile::tempdir().expect("tempdir");
     let script = tmp.path().join("script.json");
     write_script(&bench, &tasks, &script);
     let out = tmp.path().join("runs");
+    Some(ClientRun { python, fixture, bench, tasks, ids, tmp, script, out })
+}
+
+#[test]
+fn python_sdk_client_solves_sample_tasks_over_stdio_and_the_run_scores_like_the_gold() {
+    let Some(ClientRun { python, fixture, bench, tasks, ids, tmp: _tmp, script, out }) = client_run() else { return };
+    assert!(tasks.len() >= 6, "tasks of every plan: {}", tasks.len());
     let mut args = vec!["stdio".to_string(), script.display().to_string(), env!("CARGO_BIN_EXE_anser").to_string()];
     args.push("mcp".into());
     args.extend(run_flags(&fixture, &out, "py-stdio", &ids));
@@ -187,15 +180,7 @@ fn python_sdk_client_solves_sample_tasks_over_stdio_and_the_run_scores_like_the_
 
 #[test]
 fn python_sdk_client_solves_sample_tasks_over_streamable_http() {
-    let Some(python) = python_with_mcp() else { return };
-    let fixture = IndexedSample::get();
-    let bench = Benchmark::load(&fixture.query).expect("sample loads");
-    let tasks = chosen_tasks(&bench);
-    let ids = tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(",");
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let script = tmp.path().join("script.json");
-    write_script(&bench, &tasks, &script);
-    let out = tmp.path().join("runs");
+    let Some(ClientRun { python, fixture, bench, tasks, ids, tmp: _tmp, script, out }) = client_run() else { return };
     let mut server = Command::new(env!("CARGO_BIN_EXE_anser"))
         .args(["serve", "--mcp", "--port", "0"])
         .args(run_flags(&fixture, &out, "py-http", &ids))

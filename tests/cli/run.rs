@@ -5,6 +5,7 @@
 use std::{
     collections::{BTreeMap, BTreeSet},
     path::Path,
+    process::Output,
     time::{Duration, Instant},
 };
 
@@ -24,6 +25,17 @@ fn run_args<'a>(base_url: &'a str, out: &'a str, name: &'a str) -> Vec<&'a str> 
 }
 
 static EXAMPLES: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// `anser run` of the examples against `mock` into `out/NAME`, with `extra` flags after the
+/// defaults; it must exit 0.
+fn run_ok(mock: &MockServer, out: &Path, name: &str, extra: &[&str]) -> Output {
+    let base = mock.base_url();
+    let mut args = run_args(&base, out.to_str().expect("utf8"), name);
+    args.extend(extra);
+    let o = anser(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("file exists")).expect("json")
@@ -90,13 +102,8 @@ fn vanilla_run_writes_results_traces_and_evaluation() {
 fn injected_faults_are_recorded_and_bounded() {
     let config = MockConfig::instant().with_faults(Some(FaultInjection::transient(0.3, 7))).expect("valid mock config");
     let mock = MockServer::start(config).expect("mock starts");
-    let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = tmp.path().to_str().expect("utf8");
-    let mut args = run_args(&base, out, "faulty");
-    args.extend(["--max-attempts", "2"]);
-    let o = anser(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok(&mock, tmp.path(), "faulty", &["--max-attempts", "2"]);
     let results = read_json(&tmp.path().join("faulty/results.json"));
     let results = results.as_array().expect("array");
     assert_eq!(results.len(), 18);
@@ -115,11 +122,8 @@ fn injected_faults_are_recorded_and_bounded() {
 #[test]
 fn no_reference_string_leaves_the_machine() {
     let mock = MockServer::start(MockConfig::instant()).expect("mock starts");
-    let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = tmp.path().to_str().expect("utf8");
-    let o = anser(&run_args(&base, out, "leak"));
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_ok(&mock, tmp.path(), "leak", &[]);
     let sent: Vec<String> = mock.requests().iter().map(|r| r.body.to_string()).collect();
     let bench = anser_gold::Benchmark::load(&examples_query()).expect("loads");
     let mut checked = 0;
@@ -265,25 +269,17 @@ fn resume_retries_exactly_the_failed_tasks() {
 #[test]
 fn a_run_never_answers_from_another_runs_cache() {
     let mock = MockServer::start(MockConfig::instant()).expect("mock starts");
-    let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = tmp.path().to_str().expect("utf8");
     for name in ["first", "second"] {
-        let mut args = run_args(&base, out, name);
-        args.push("--no-evaluate");
         mock.clear_requests();
-        let o = anser(&args);
-        assert!(o.status.success(), "{}", stderr(&o));
+        run_ok(&mock, tmp.path(), name, &["--no-evaluate"]);
         assert_eq!(mock.requests().len(), 18, "{name}: every task asked the server");
         assert!(tmp.path().join(name).join("llm-cache").is_dir(), "{name}: the cache is in the run directory");
     }
     let shared = tmp.path().join("shared-cache");
     for (name, expected) in [("third", 18), ("fourth", 0)] {
-        let mut args = run_args(&base, out, name);
-        args.extend(["--no-evaluate", "--cache-dir", shared.to_str().expect("utf8")]);
         mock.clear_requests();
-        let o = anser(&args);
-        assert!(o.status.success(), "{}", stderr(&o));
+        run_ok(&mock, tmp.path(), name, &["--no-evaluate", "--cache-dir", shared.to_str().expect("utf8")]);
         assert_eq!(mock.requests().len(), expected, "{name}: a named shared cache is shared");
     }
 }
@@ -292,16 +288,11 @@ fn a_run_never_answers_from_another_runs_cache() {
 #[test]
 fn an_unwritable_cache_is_one_warning_not_a_lost_answer() {
     let mock = MockServer::start(MockConfig::instant()).expect("mock starts");
-    let base = mock.base_url();
     let tmp = tempfile::tempdir().expect("tempdir");
     let blocker = tmp.path().join("plain-file");
     std::fs::write(&blocker, "a file where the cache folder should be").expect("write");
     let cache = blocker.join("cache");
-    let out = tmp.path().to_str().expect("utf8");
-    let mut args = run_args(&base, out, "nocache");
-    args.extend(["--no-evaluate", "--cache-dir", cache.to_str().expect("utf8")]);
-    let o = anser(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_ok(&mock, tmp.path(), "nocache", &["--no-evaluate", "--cache-dir", cache.to_str().expect("utf8")]);
     let records = journal(&tmp.path().join("nocache"));
     assert_eq!(records.len(), 18);
     assert!(records.iter().all(|r| r["generation_status"] != "request_error"), "no answer lost");

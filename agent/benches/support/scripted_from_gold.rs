@@ -21,7 +21,7 @@
 use std::collections::BTreeSet;
 
 use anser_agent::tools::answer::{AnswerSpec, answer_spec};
-use anser_gold::Reference;
+use anser_gold::{Benchmark, Reference};
 use anser_llm::{ToolCall, mock::Reply};
 use anser_manifest::{Domain, Language, Manifest, PublicTask, Split};
 use serde_json::{Value, json};
@@ -227,6 +227,39 @@ pub fn tool_names(replies: &[Reply]) -> Vec<String> {
         .flat_map(|r| match r {
             Reply::ToolCalls(c) => c.iter().map(|c| c.name.clone()).collect(),
             _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// The scripted tool calls of a task as an MCP client makes them: (tool, arguments), with the
+/// agent's `answer` renamed to `submit_answer` and its `evidence` to `retrieved_evidence`.
+pub fn mcp_steps(task: &PublicTask, reference: &Reference) -> Vec<(String, Value)> {
+    let mut steps = Vec::new();
+    for reply in script_from_gold(task, reference) {
+        let Reply::ToolCalls(calls) = reply else { continue };
+        for c in calls {
+            let mut args: Value = serde_json::from_str(&c.arguments).expect("scripted arguments");
+            let name = if c.name == "answer" {
+                if let Some(e) = args.as_object_mut().and_then(|m| m.remove("evidence")) {
+                    args["retrieved_evidence"] = e;
+                }
+                "submit_answer".to_string()
+            } else {
+                c.name.clone()
+            };
+            steps.push((name, args));
+        }
+    }
+    steps
+}
+
+/// The gold itself as result records (answer and evidence of each task), to score like a run.
+pub fn gold_records<'t>(bench: &Benchmark, tasks: impl IntoIterator<Item = &'t PublicTask>) -> Vec<Value> {
+    tasks
+        .into_iter()
+        .map(|t| {
+            let reference = bench.reference(&t.id).expect("reference");
+            json!({"id": t.id, "answer": reference.ground_truth, "retrieved_evidence": reference.evidence})
         })
         .collect()
 }

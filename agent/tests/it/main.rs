@@ -7,6 +7,7 @@ mod fixtures;
 mod hostile;
 mod interrupt;
 mod offline;
+mod raw_years;
 mod sample;
 mod shifted;
 mod sql_guard;

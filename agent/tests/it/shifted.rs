@@ -103,22 +103,7 @@ fn year_of(v: &Value) -> Option<i32> {
 fn record_years(corpus: &Path, d: &Dated) -> HashMap<String, i32> {
     let path = corpus.join(&Manifest::get().route(d.route).file);
     match d.years_sql {
-        Some(sql) => {
-            let raw = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("raw");
-            let mut stmt = raw.prepare(sql).expect("prepare");
-            stmt.query_map([], |r| Ok((r.get::<_, rusqlite::types::Value>(0)?, r.get::<_, Option<i64>>(1)?)))
-                .expect("query")
-                .map(|r| r.expect("row"))
-                .filter_map(|(id, y)| {
-                    let id = match id {
-                        rusqlite::types::Value::Text(t) => t,
-                        rusqlite::types::Value::Integer(i) => i.to_string(),
-                        _ => return None,
-                    };
-                    Some((id, i32::try_from(y?).ok()?))
-                })
-                .collect()
-        }
+        Some(sql) => crate::raw_years::sql_years(&path, sql),
         None => std::fs::read_to_string(&path)
             .expect("jsonl")
             .lines()

@@ -2,21 +2,17 @@
 //! FTS5's `rank` (the official sparse baseline's engine) on the same units: same order, same
 //! scores. Also hand-computed scores for other k1/b.
 
-use anser_indexer::{Analyzer, Bm25Params, BuildOptions, Idf, RouteIndex, Tokens, build_route};
+use anser_indexer::{Analyzer, Bm25Params, BuildOptions, Idf, Tokens};
 use anser_manifest::Route;
 use rusqlite::Connection;
 
-use crate::fixtures::{RULES, rules_corpus};
+use crate::fixtures::{build_and_open, rules_corpus, rules_fixture};
 
 #[test]
 fn fts5_parameters_reproduce_sqlite_fts5_rank() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
+    let (_tmp, corpus, idx) = rules_fixture();
     let opts = BuildOptions { analyzers: vec![Analyzer::ZhBigram], ..Default::default() };
-    build_route(&idx, &corpus, Route::FinanceZhRules, &opts, None).expect("build");
-    let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
+    let (_, ri) = build_and_open(&idx, &corpus, Route::FinanceZhRules, &opts, None);
     let (bm25, _) = ri.bm25(Some(Analyzer::ZhBigram)).expect("bm25");
     let params = Bm25Params::new(1.2, 0.75, Idf::Fts5).expect("params");
 
@@ -60,8 +56,7 @@ fn scores_match_hand_computation_for_other_parameters() {
     rules_corpus(&corpus, &[("", "", "甲乙 甲乙 丙丁"), ("", "", "甲乙"), ("", "", "戊己 庚辛 壬癸 子丑")]);
     let idx = tmp.path().join("idx");
     let opts = BuildOptions { analyzers: vec![Analyzer::ZhBigram], ..Default::default() };
-    build_route(&idx, &corpus, Route::FinanceZhRules, &opts, None).expect("build");
-    let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
+    let (_, ri) = build_and_open(&idx, &corpus, Route::FinanceZhRules, &opts, None);
     let (bm25, _) = ri.bm25(Some(Analyzer::ZhBigram)).expect("bm25");
     // Lengths 3, 1, 4 → avgdl 8/3.
     assert!((bm25.avgdl() - 8.0 / 3.0).abs() < 1e-12);

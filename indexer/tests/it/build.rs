@@ -4,7 +4,7 @@ use anser_indexer::{Analyzer, BuildOptions, Chunking, Error, RouteIndex, build_r
 use anser_manifest::Route;
 use rusqlite::params;
 
-use crate::fixtures::{RULES, rules_corpus, sqlite_corpus};
+use crate::fixtures::{RULES, build_and_open, rules_corpus, rules_fixture, sqlite_fixture};
 
 fn top_record(ri: &RouteIndex, analyzer: Analyzer, query: &str) -> Option<String> {
     let (bm25, params) = ri.bm25(Some(analyzer)).expect("bm25");
@@ -14,14 +14,10 @@ fn top_record(ri: &RouteIndex, analyzer: Analyzer, query: &str) -> Option<String
 
 #[test]
 fn rules_index_build_search_and_reopen() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
-    let report = build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
+    let (_tmp, corpus, idx) = rules_fixture();
+    let (report, ri) = build_and_open(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None);
     assert_eq!((report.action, report.records, report.units, report.excluded), ("built", 5, 5, 0));
 
-    let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
     assert_eq!(
         ri.fingerprint.bm25.iter().map(|p| p.analyzer).collect::<Vec<_>>(),
         vec![Analyzer::ZhJieba, Analyzer::ZhBigram]
@@ -76,9 +72,7 @@ fn stale_and_mismatched_indexes_are_refused() {
 
 #[test]
 fn ground_truth_report_rows_are_never_indexed() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    let (_, conn) = sqlite_corpus(&corpus, Route::FinanceZhReports);
+    let (_tmp, corpus, idx, conn) = sqlite_fixture(Route::FinanceZhReports);
     for (id, split) in [("600001_2024-12-31_annual", "public"), ("600002_2024-12-31_annual", "ground_truth")] {
         conn.execute(
             "INSERT INTO reports (report_id, stock_code, company_name, split) VALUES (?1, ?2, '示例公司', ?3)",
@@ -98,10 +92,8 @@ fn ground_truth_report_rows_are_never_indexed() {
         .expect("insert chunk");
     }
     drop(conn);
-    let idx = tmp.path().join("idx");
-    let report = build_route(&idx, &corpus, Route::FinanceZhReports, &BuildOptions::default(), None).expect("build");
+    let (report, ri) = build_and_open(&idx, &corpus, Route::FinanceZhReports, &BuildOptions::default(), None);
     assert_eq!((report.records, report.units, report.excluded), (1, 1, 1));
-    let ri = RouteIndex::open(&idx, Route::FinanceZhReports, None).expect("open");
     for a in [Analyzer::ZhJieba, Analyzer::ZhBigram] {
         let (bm25, params) = ri.bm25(Some(a)).expect("bm25");
         assert!(bm25.search("蓝鲸星云数值", 10, &params).expect("search").is_empty(), "{a}");
@@ -114,9 +106,7 @@ fn ground_truth_report_rows_are_never_indexed() {
 
 #[test]
 fn cluster_ids_are_looked_up_for_english_case_documents() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    let (_, conn) = sqlite_corpus(&corpus, Route::LegalEnCases);
+    let (_tmp, corpus, idx, conn) = sqlite_fixture(Route::LegalEnCases);
     conn.execute("INSERT INTO case_record (case_id, cluster_id) VALUES ('case-1', 'cluster_42')", []).expect("case");
     conn.execute(
         "INSERT INTO search_document (document_id, case_id, section_type, chunk_text) VALUES ('d1', 'case-1', 'opinion', 'The tenant withheld rent after repeated flooding.')",
@@ -124,9 +114,7 @@ fn cluster_ids_are_looked_up_for_english_case_documents() {
     )
     .expect("doc");
     drop(conn);
-    let idx = tmp.path().join("idx");
-    build_route(&idx, &corpus, Route::LegalEnCases, &BuildOptions::default(), None).expect("build");
-    let ri = RouteIndex::open(&idx, Route::LegalEnCases, None).expect("open");
+    let (_, ri) = build_and_open(&idx, &corpus, Route::LegalEnCases, &BuildOptions::default(), None);
     let (bm25, params) = ri.bm25(None).expect("bm25");
     assert_eq!(bm25.analyzer(), Analyzer::EnStem);
     let hits = bm25.search("floods and withholding rent", 5, &params).expect("search");
@@ -141,9 +129,7 @@ fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() 
     use anser_indexer::UnitFilter;
     use anser_manifest::boundary::{Cutoff, RecordDate};
 
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    let (_, conn) = sqlite_corpus(&corpus, Route::FinanceEnReports);
+    let (_tmp, corpus, idx, conn) = sqlite_fixture(Route::FinanceEnReports);
     // Filings of fiscal years 2018–2023 (one undated); the later the filing, the more often its
     // section says "liquidity", so an unfiltered top 3 holds only late filings.
     for (i, fy) in [Some(2018), Some(2019), Some(2020), Some(2021), Some(2022), Some(2023), None].iter().enumerate() {
@@ -163,9 +149,7 @@ fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() 
         .expect("section");
     }
     drop(conn);
-    let idx = tmp.path().join("idx");
-    build_route(&idx, &corpus, Route::FinanceEnReports, &BuildOptions::default(), None).expect("build");
-    let ri = RouteIndex::open(&idx, Route::FinanceEnReports, None).expect("open");
+    let (_, ri) = build_and_open(&idx, &corpus, Route::FinanceEnReports, &BuildOptions::default(), None);
     assert!(ri.fingerprint.dated.is_some());
     let (bm25, params) = ri.bm25(None).expect("bm25");
     // The stored dates are the manifest's (fiscal year, filing date), in the store, the
@@ -195,10 +179,7 @@ fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() 
 
 #[test]
 fn an_index_of_the_previous_format_asks_for_a_rebuild() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
+    let (_tmp, corpus, idx) = rules_fixture();
     build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
     let fp = idx.join("finance_zh_rules/fingerprint.json");
     let text = std::fs::read_to_string(&fp).expect("fingerprint");

@@ -2,14 +2,14 @@
 //! local m3e-small ONNX encoder (when ../shared and ORT_DYLIB_PATH are present), and refusal of
 //! a query embedder that is not the index's model.
 
-use anser_indexer::{ApiEmbedder, BuildOptions, Embedder, OnnxEmbedder, RouteIndex, build_route};
+use anser_indexer::{ApiEmbedder, BuildOptions, Embedder, OnnxEmbedder};
 use anser_llm::{
     ApiKey, EndpointConfig,
     mock::{MockConfig, MockServer},
 };
 use anser_manifest::Route;
 
-use crate::fixtures::{RULES, rules_corpus};
+use crate::fixtures::{build_and_open, rules_fixture};
 
 #[test]
 fn api_embeddings_are_stored_with_model_and_dimension() {
@@ -17,12 +17,8 @@ fn api_embeddings_are_stored_with_model_and_dimension() {
     let endpoint = EndpointConfig::new(&server.base_url(), "mock-embed", ApiKey::none()).expect("endpoint");
     let embedder = ApiEmbedder::new(endpoint.clone(), Some(24)).expect("embedder");
     assert_eq!((embedder.model_id(), embedder.dim()), ("mock-embed", 24));
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
-    build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), Some(&embedder)).expect("build");
-    let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
+    let (_tmp, corpus, idx) = rules_fixture();
+    let (_, ri) = build_and_open(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), Some(&embedder));
     let (vectors, dense) = ri.dense().expect("dense");
     assert_eq!((vectors.len(), vectors.dim(), dense.model_id.as_str()), (5, 24, "mock-embed"));
     ri.check_embedder(&embedder).expect("same model");
@@ -43,12 +39,8 @@ fn onnx_embeddings_find_paraphrases() {
         return;
     }
     let embedder = OnnxEmbedder::open(&shared.join("models/m3e-small"), 2).expect("encoder");
-    let tmp = tempfile::tempdir().expect("tmp");
-    let corpus = tmp.path().join("corpus");
-    rules_corpus(&corpus, RULES);
-    let idx = tmp.path().join("idx");
-    build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), Some(&embedder)).expect("build");
-    let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("open");
+    let (_tmp, corpus, idx) = rules_fixture();
+    let (_, ri) = build_and_open(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), Some(&embedder));
     let (vectors, dense) = ri.dense().expect("dense");
     assert_eq!((dense.model_id.as_str(), dense.dim), ("m3e-small", 512));
     assert!(dense.identity.starts_with("sha256:"));

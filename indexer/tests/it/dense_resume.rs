@@ -2,18 +2,9 @@
 //! fails part-way (an injected embedder fault) resumes from its checkpoint without embedding a
 //! finished batch again, ending with the same vectors as an uninterrupted build.
 
-use std::{
-    path::Path,
-    sync::{
-        Mutex,
-        atomic::{AtomicUsize, Ordering},
-    },
-};
+use std::path::{Path, PathBuf};
 
-use anser_indexer::{
-    ApiEmbedder, BuildOptions, DenseParams, Embedder, EmbedderSpec, Error, Result, build_route,
-    checkpoint::DenseCheckpoint, route_dir,
-};
+use anser_indexer::{ApiEmbedder, BuildOptions, DenseParams, build_route, checkpoint::DenseCheckpoint, route_dir};
 use anser_llm::{
     ApiKey, EndpointConfig,
     mock::{MockConfig, MockServer},
@@ -22,49 +13,7 @@ use anser_manifest::Route;
 
 use crate::fixtures::rules_corpus;
 
-/// The mock API embedder, recording the texts of every call that succeeded and failing the
-/// call numbered `fail_on` (1-based, in arrival order).
-#[derive(Debug)]
-struct Recording {
-    inner: ApiEmbedder,
-    fail_on: Option<usize>,
-    calls: AtomicUsize,
-    succeeded: Mutex<Vec<Vec<String>>>,
-}
-
-impl Recording {
-    fn new(inner: ApiEmbedder, fail_on: Option<usize>) -> Self {
-        Self { inner, fail_on, calls: AtomicUsize::new(0), succeeded: Mutex::new(Vec::new()) }
-    }
-
-    fn batches(&self) -> Vec<Vec<String>> {
-        self.succeeded.lock().expect("lock").clone()
-    }
-}
-
-impl Embedder for Recording {
-    fn model_id(&self) -> &str {
-        self.inner.model_id()
-    }
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn identity(&self) -> Result<String> {
-        self.inner.identity()
-    }
-    fn spec(&self) -> EmbedderSpec {
-        self.inner.spec()
-    }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
-        if self.fail_on == Some(n) {
-            return Err(Error::EmbeddingConfig(format!("injected fault on call {n}")));
-        }
-        let v = self.inner.embed(texts)?;
-        self.succeeded.lock().expect("lock").push(texts.iter().map(|t| (*t).to_string()).collect());
-        Ok(v)
-    }
-}
+type Recording = crate::recording::Recording<ApiEmbedder>;
 
 /// 45 synthetic rules with distinct texts.
 fn corpus(root: &Path) {
@@ -75,6 +24,15 @@ fn corpus(root: &Path) {
         .collect();
     let refs: Vec<(&str, &str, &str)> = rules.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())).collect();
     rules_corpus(root, &refs);
+}
+
+/// A mock API server answering with `config`, a temporary folder and the 45-rule corpus in it.
+fn setup(config: MockConfig) -> (MockServer, tempfile::TempDir, PathBuf) {
+    let server = MockServer::start(config).expect("mock");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("corpus");
+    corpus(&root);
+    (server, tmp, root)
 }
 
 fn embedder(server: &MockServer) -> ApiEmbedder {
@@ -92,11 +50,7 @@ fn vectors(index: &Path) -> Vec<u8> {
 
 #[test]
 fn concurrent_batches_keep_unit_order() {
-    let server =
-        MockServer::start(MockConfig::instant().with_delay(std::time::Duration::from_millis(5))).expect("mock");
-    let tmp = tempfile::tempdir().expect("tmp");
-    let root = tmp.path().join("corpus");
-    corpus(&root);
+    let (server, tmp, root) = setup(MockConfig::instant().with_delay(std::time::Duration::from_millis(5)));
     let (one, four) = (tmp.path().join("one"), tmp.path().join("four"));
     let e = Recording::new(embedder(&server), None);
     let r1 = build_route(&one, &root, Route::FinanceZhRules, &opts(4, 1), Some(&e)).expect("concurrency 1");
@@ -104,15 +58,13 @@ fn concurrent_batches_keep_unit_order() {
     assert_eq!((r1.dense.embedded_batches, r4.dense.embedded_batches), (12, 12), "45 units in batches of 4");
     assert_eq!(vectors(&one), vectors(&four), "the same vector on the same unit whatever order batches finish in");
     assert!(e.batches().iter().all(|b| b.len() <= 4));
+    assert!(e.embed_seconds() > 0.0, "the embedding span is recorded");
     assert!(!DenseCheckpoint::path_for(&one, Route::FinanceZhRules.as_str()).exists(), "removed after the build");
 }
 
 #[test]
 fn an_interrupted_build_resumes_from_its_checkpoint() {
-    let server = MockServer::start(MockConfig::instant()).expect("mock");
-    let tmp = tempfile::tempdir().expect("tmp");
-    let root = tmp.path().join("corpus");
-    corpus(&root);
+    let (server, tmp, root) = setup(MockConfig::instant());
     let clean = tmp.path().join("clean");
     build_route(&clean, &root, Route::FinanceZhRules, &opts(4, 1), Some(&embedder(&server))).expect("clean");
 
@@ -148,10 +100,7 @@ fn an_interrupted_build_resumes_from_its_checkpoint() {
 
 #[test]
 fn a_checkpoint_of_another_embedder_is_not_reused() {
-    let server = MockServer::start(MockConfig::instant()).expect("mock");
-    let tmp = tempfile::tempdir().expect("tmp");
-    let root = tmp.path().join("corpus");
-    corpus(&root);
+    let (server, tmp, root) = setup(MockConfig::instant());
     let idx = tmp.path().join("idx");
     let failing = Recording::new(embedder(&server), Some(4));
     build_route(&idx, &root, Route::FinanceZhRules, &opts(4, 1), Some(&failing)).expect_err("fault");

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use anser_indexer::{BuildOptions, BuildReport, Embedder, RouteIndex, build_route};
 use anser_manifest::{Manifest, Route};
 use rusqlite::Connection;
 
@@ -14,19 +15,41 @@ pub const RULES: &[(&str, &str, &str)] = &[
     ("收购管理办法", "14条", "投资者拥有权益的股份达到已发行股份的5%时，应当在3日内编制权益变动报告书。"),
 ];
 
+/// A temporary folder holding the `RULES` corpus root (`corpus/`) and the path of an index
+/// beside it (`idx/`, not built yet): (folder, corpus root, index).
+pub fn rules_fixture() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    rules_corpus(&corpus, RULES);
+    let idx = tmp.path().join("idx");
+    (tmp, corpus, idx)
+}
+
+/// Build `route` of the corpus root `corpus` into `idx`, then open the index.
+pub fn build_and_open(
+    idx: &Path,
+    corpus: &Path,
+    route: Route,
+    opts: &BuildOptions,
+    embedder: Option<&dyn Embedder>,
+) -> (BuildReport, RouteIndex) {
+    let report = build_route(idx, corpus, route, opts, embedder).expect("build");
+    (report, RouteIndex::open(idx, route, None).expect("open"))
+}
+
 /// Write the rules as a corpus root holding `finance/zh/regulatory_rules.jsonl`.
 pub fn rules_corpus(root: &Path, rules: &[(&str, &str, &str)]) -> PathBuf {
-    let file = root.join(&Manifest::get().route(Route::FinanceZhRules).file);
-    fs_err::create_dir_all(file.parent().expect("parent")).expect("mkdir");
-    let lines: Vec<String> = rules
-        .iter()
-        .enumerate()
-        .map(|(i, (law, item, content))| {
-            serde_json::json!({"id": i + 1, "law_name": law, "item": item, "content": content}).to_string()
-        })
-        .collect();
-    fs_err::write(&file, lines.join("\n") + "\n").expect("write");
-    file
+    crate::law_corpus::law_corpus(root, Route::FinanceZhRules, rules)
+}
+
+/// A temporary folder with an empty SQLite corpus of `route` under `corpus/` and the path of an
+/// index beside it (`idx/`, not built yet): (folder, corpus root, index, open connection).
+pub fn sqlite_fixture(route: Route) -> (tempfile::TempDir, PathBuf, PathBuf, Connection) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    let (_, conn) = sqlite_corpus(&corpus, route);
+    let idx = tmp.path().join("idx");
+    (tmp, corpus, idx, conn)
 }
 
 /// Create an empty SQLite corpus of `route` with the manifest's tables and declared types.

@@ -9,3 +9,5 @@ mod dense;
 mod dense_resume;
 mod fixtures;
 mod hnsw_recall;
+mod law_corpus;
+mod recording;

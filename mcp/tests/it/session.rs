@@ -6,13 +6,11 @@ use anser_manifest::{CorpusFormat, Manifest, boundary};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::json;
 
-use crate::support::{bench, call, connect, coordinator, read_json, sample, solve_all, sql_tasks, trace};
+use crate::support::{bench, call, connect, coordinator, fresh_run, read_json, sample, solve_all, sql_tasks, trace};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripted_client_solves_tasks_into_a_run_directory_like_anser_run() {
-    let out = tempfile::tempdir().expect("tempdir");
-    let tasks = sql_tasks(4);
-    let coord = coordinator(out.path(), "mcp-run", tasks.clone(), false);
+    let (_out, tasks, coord) = fresh_run("mcp-run", 4);
     let client = connect(&coord).await;
     let tools: Vec<String> =
         client.list_all_tools().await.expect("tools").into_iter().map(|t| t.name.to_string()).collect();
@@ -57,9 +55,7 @@ async fn scripted_client_solves_tasks_into_a_run_directory_like_anser_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_holds_one_task_and_an_abandoned_task_goes_back_to_the_queue() {
-    let out = tempfile::tempdir().expect("tempdir");
-    let tasks = sql_tasks(2);
-    let coord = coordinator(out.path(), "one-at-a-time", tasks.clone(), false);
+    let (_out, tasks, coord) = fresh_run("one-at-a-time", 2);
     let first = connect(&coord).await;
     let (err, text) = call(&first, "sql", json!({"query": "SELECT 1"})).await;
     assert!(err && text.contains("next_task first"), "{text}");
@@ -89,9 +85,7 @@ async fn a_session_holds_one_task_and_an_abandoned_task_goes_back_to_the_queue()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sql_cannot_write_attach_or_reach_another_route() {
-    let out = tempfile::tempdir().expect("tempdir");
-    let tasks = sql_tasks(1);
-    let coord = coordinator(out.path(), "guard", tasks.clone(), false);
+    let (_out, tasks, coord) = fresh_run("guard", 1);
     let client = connect(&coord).await;
     call(&client, "next_task", json!({})).await;
     let spec = Manifest::get().route(tasks[0].route);

@@ -55,6 +55,15 @@ pub fn coordinator(out: &Path, name: &str, tasks: Vec<PublicTask>, resume: bool)
     Coordinator::open(&config, sample().2.clone(), None, AgentParams::default()).expect("coordinator opens")
 }
 
+/// A fresh run `name` over the first `n` SQL tasks: (its output folder, the tasks, a coordinator
+/// serving them there).
+pub fn fresh_run(name: &str, n: usize) -> (TempDir, Vec<PublicTask>, Arc<Coordinator>) {
+    let out = TempDir::new().expect("tempdir");
+    let tasks = sql_tasks(n);
+    let coord = coordinator(out.path(), name, tasks.clone(), false);
+    (out, tasks, coord)
+}
+
 pub type Client = RunningService<RoleClient, ()>;
 
 /// An `rmcp` client on a fresh session of `coordinator`, over an in-process pipe.
@@ -102,24 +111,7 @@ pub async fn call<H: rmcp::ClientHandler>(
 
 /// The scripted tool calls of a task (gold answer and evidence), in MCP names.
 pub fn mcp_script(task: &PublicTask) -> Vec<(String, Value)> {
-    let reference = bench().reference(&task.id).expect("reference");
-    let mut steps = Vec::new();
-    for reply in crate::scripted_from_gold::script_from_gold(task, reference) {
-        let anser_llm::mock::Reply::ToolCalls(calls) = reply else { continue };
-        for c in calls {
-            let mut args: Value = serde_json::from_str(&c.arguments).expect("scripted arguments");
-            let name = if c.name == "answer" {
-                if let Some(e) = args.as_object_mut().and_then(|m| m.remove("evidence")) {
-                    args["retrieved_evidence"] = e;
-                }
-                "submit_answer".to_string()
-            } else {
-                c.name.clone()
-            };
-            steps.push((name, args));
-        }
-    }
-    steps
+    crate::scripted_from_gold::mcp_steps(task, bench().reference(&task.id).expect("reference"))
 }
 
 /// Take tasks until none is left, replaying each one's script; returns the ids solved.

@@ -99,8 +99,27 @@ fn axis_label(v: f64, step: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-fn value_style() -> TextStyle<'static> {
-    TextStyle::from((FONT, 12).into_font()).color(&INK).pos(Pos::new(HPos::Left, VPos::Center))
+/// `text` printed after x = `x` on row `y`, vertically centred.
+fn value_text(text: String, x: f64, y: i32) -> Text<'static, (f64, SegmentValue<i32>), String> {
+    let style = TextStyle::from((FONT, 12).into_font()).color(&INK).pos(Pos::new(HPos::Left, VPos::Center));
+    Text::new(text, (x, SegmentValue::CenterOf(y)), style)
+}
+
+/// An SVG of `size` on white, drawn by `draw` and tagged with `title`.
+fn render(
+    title: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> Result<()>,
+) -> Result<String> {
+    let err = chart_err(title);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+        draw(&root)?;
+        root.present().map_err(|e| err(e.to_string()))?;
+    }
+    Ok(tag_svg(svg, title))
 }
 
 /// Width of the label column for `labels` at 12 px (about 6.5 px per character).
@@ -125,11 +144,8 @@ pub fn bars(title: &str, caption: bool, bars: &[Bar], x_range: (f64, f64), width
     let err = chart_err(title);
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
     let height = if caption { 62 } else { 40 } + ROW * bars.len().max(1) as u32;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut chart = category_chart(&root, caption.then_some(title), &labels, x_range, "", &err)?;
+    render(title, (width, height), |root| {
+        let mut chart = category_chart(root, caption.then_some(title), &labels, x_range, "", &err)?;
         let clamp = |v: f64| v.clamp(x_range.0, x_range.1);
         for (i, b) in bars.iter().enumerate() {
             let y = row(i, bars.len());
@@ -157,16 +173,11 @@ pub fn bars(title: &str, caption: bool, bars: &[Bar], x_range: (f64, f64), width
             }
             let end = clamp(b.ci.map_or(b.value, |(_, hi)| hi.max(b.value)));
             chart
-                .draw_series(std::iter::once(Text::new(
-                    format!(" {}", format_value(b.value)),
-                    (end, SegmentValue::CenterOf(y)),
-                    value_style(),
-                )))
+                .draw_series(std::iter::once(value_text(format!(" {}", format_value(b.value)), end, y)))
                 .map_err(|e| err(e.to_string()))?;
         }
-        root.present().map_err(|e| err(e.to_string()))?;
-    }
-    Ok(tag_svg(svg, title))
+        Ok(())
+    })
 }
 
 /// A stacked series.
@@ -185,10 +196,7 @@ pub fn stacked(title: &str, categories: &[String], series: &[Series], x_desc: &s
         (0..categories.len()).map(|c| series.iter().map(|s| s.values.get(c).copied().unwrap_or(0.0)).sum()).collect();
     let x_max = nice_max(totals.iter().copied().fold(0.0, f64::max));
     let height = 104 + ROW * categories.len().max(1) as u32;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    render(title, (width, height), |root| {
         let (legend, body) = root.split_vertically(50);
         legend
             .draw(&Text::new(title.to_string(), (8, 6), (FONT, 15).into_font().color(&INK)))
@@ -220,16 +228,11 @@ pub fn stacked(title: &str, categories: &[String], series: &[Series], x_desc: &s
                 start += v;
             }
             chart
-                .draw_series(std::iter::once(Text::new(
-                    format!(" {}", format_value(*total)),
-                    (*total, SegmentValue::CenterOf(y)),
-                    value_style(),
-                )))
+                .draw_series(std::iter::once(value_text(format!(" {}", format_value(*total)), *total, y)))
                 .map_err(|e| err(e.to_string()))?;
         }
-        root.present().map_err(|e| err(e.to_string()))?;
-    }
-    Ok(tag_svg(svg, title))
+        Ok(())
+    })
 }
 
 /// One box of a box plot: the distribution of one category.
@@ -247,11 +250,8 @@ pub fn boxes(title: &str, rows: &[Distribution], x_desc: &str, width: u32) -> Re
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
     let x_max = nice_max(rows.iter().filter_map(|r| r.sorted.last().copied()).fold(0.0, f64::max));
     let height = 84 + ROW * rows.len().max(1) as u32;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut chart = category_chart(&root, Some(title), &labels, (0.0, x_max), x_desc, &err)?;
+    render(title, (width, height), |root| {
+        let mut chart = category_chart(root, Some(title), &labels, (0.0, x_max), x_desc, &err)?;
         let color = PALETTE[0];
         for (i, r) in rows.iter().enumerate() {
             let q = |p: f64| percentile(&r.sorted, p);
@@ -283,9 +283,8 @@ pub fn boxes(title: &str, rows: &[Distribution], x_desc: &str, width: u32) -> Re
                 .draw_series(outliers.map(|v| Circle::new((*v, SegmentValue::CenterOf(y)), 2, color.mix(0.7).filled())))
                 .map_err(|e| err(e.to_string()))?;
         }
-        root.present().map_err(|e| err(e.to_string()))?;
-    }
-    Ok(tag_svg(svg, title))
+        Ok(())
+    })
 }
 
 /// A forest-plot row: a delta with its CI.
@@ -305,11 +304,8 @@ pub fn forest(title: &str, rows: &[Interval], width: u32) -> Result<String> {
     let reach = rows.iter().map(|r| r.ci.0.abs().max(r.ci.1.abs()).max(r.delta.abs())).fold(0.0, f64::max);
     let x = nice_max(reach);
     let height = 84 + ROW * rows.len().max(1) as u32;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut chart = category_chart(&root, Some(title), &labels, (-x, x), "delta (run − baseline)", &err)?;
+    render(title, (width, height), |root| {
+        let mut chart = category_chart(root, Some(title), &labels, (-x, x), "delta (run − baseline)", &err)?;
         let n = rows.len().max(1) as i32;
         chart
             .draw_series(std::iter::once(PathElement::new(
@@ -329,16 +325,15 @@ pub fn forest(title: &str, rows: &[Interval], width: u32) -> Result<String> {
                 .draw_series(std::iter::once(Circle::new((r.delta, SegmentValue::CenterOf(y)), 5, color.filled())))
                 .map_err(|e| err(e.to_string()))?;
             chart
-                .draw_series(std::iter::once(Text::new(
+                .draw_series(std::iter::once(value_text(
                     format!("  {:+.3} [{:+.3}, {:+.3}]", r.delta, r.ci.0, r.ci.1),
-                    (r.ci.1, SegmentValue::CenterOf(y)),
-                    value_style(),
+                    r.ci.1,
+                    y,
                 )))
                 .map_err(|e| err(e.to_string()))?;
         }
-        root.present().map_err(|e| err(e.to_string()))?;
-    }
-    Ok(tag_svg(svg, title))
+        Ok(())
+    })
 }
 
 /// A round axis end ≥ `max` (1, 2, 2.5 or 5 times a power of ten); 1 for nothing.

@@ -98,6 +98,11 @@ fn duration(s: f64) -> String {
     if s < 1.0 { format!("{:.0} ms", s * 1e3) } else { format!("{s:.1} s") }
 }
 
+/// A group's heading text: its escaped name and task count.
+fn group_title(group: &str, tasks: usize) -> String {
+    format!("{} <span class=\"muted\">({tasks} tasks)</span>", escape(group))
+}
+
 fn card(out: &mut String, key: &str, value: &str) {
     let _ = write!(
         out,
@@ -145,12 +150,7 @@ pub fn run_page(report: &RunReport) -> Result<String> {
     } else {
         b.push_str("<div class=\"grid\">\n");
         for g in &report.groups {
-            let _ = write!(
-                b,
-                "<div class=\"panel\"><h3>{} <span class=\"muted\">({} tasks)</span></h3>",
-                escape(&g.group),
-                g.tasks
-            );
+            let _ = write!(b, "<div class=\"panel\"><h3>{}</h3>", group_title(&g.group, g.tasks));
             let bars: Vec<Bar> = g
                 .metrics
                 .iter()
@@ -376,12 +376,7 @@ pub fn compare_page(c: &Comparison) -> Result<String> {
     card(&mut b, "significant differences", &significant.to_string());
     b.push_str("</section>\n");
     for g in &c.groups {
-        let _ = write!(
-            b,
-            "<h2>{} <span class=\"muted\">({} tasks)</span></h2>\n<div class=\"panel\">",
-            escape(&g.group),
-            g.tasks
-        );
+        let _ = write!(b, "<h2>{}</h2>\n<div class=\"panel\">", group_title(&g.group, g.tasks));
         let rows: Vec<Interval> = g
             .metrics
             .iter()

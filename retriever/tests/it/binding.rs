@@ -3,19 +3,15 @@
 use std::sync::Arc;
 
 use anser_indexer::{ApiEmbedder, BuildOptions, build_route};
-use anser_llm::{
-    ApiKey, EndpointConfig,
-    mock::{MockConfig, MockServer},
-};
 use anser_manifest::{Manifest, Route};
 use anser_retriever::{Engine, Error, Retriever, SpecRetriever, evidence_list};
 
-use crate::fixtures::{RULES, STATUTES, jsonl_corpus, rules_task};
+use crate::fixtures::{RULES, STATUTES, law_corpus, mock_embedder, rules_task};
 
 fn two_route_index(tmp: &std::path::Path, embedder: Option<&ApiEmbedder>) -> (std::path::PathBuf, std::path::PathBuf) {
     let corpus = tmp.join("corpus");
-    jsonl_corpus(&corpus, Route::FinanceZhRules, RULES);
-    jsonl_corpus(&corpus, Route::LegalZhStatutes, STATUTES);
+    law_corpus(&corpus, Route::FinanceZhRules, RULES);
+    law_corpus(&corpus, Route::LegalZhStatutes, STATUTES);
     let idx = tmp.join("idx");
     for route in [Route::FinanceZhRules, Route::LegalZhStatutes] {
         let e = embedder.map(|e| e as &dyn anser_indexer::Embedder);
@@ -50,9 +46,7 @@ fn a_bound_retriever_only_searches_its_tasks_route() {
 
 #[test]
 fn hybrid_fuses_bm25_and_dense_and_none_retrieves_nothing() {
-    let server = MockServer::start(MockConfig::instant()).expect("mock");
-    let endpoint = EndpointConfig::new(&server.base_url(), "mock-embed", ApiKey::none()).expect("endpoint");
-    let embedder = Arc::new(ApiEmbedder::new(endpoint, Some(16)).expect("embedder"));
+    let (_server, embedder) = mock_embedder();
     let tmp = tempfile::tempdir().expect("tmp");
     let (corpus, idx) = two_route_index(tmp.path(), Some(&embedder));
     let engine = Arc::new(Engine::new(&idx, Some(&corpus)).with_embedder(embedder));

@@ -6,15 +6,11 @@
 
 use std::{collections::HashMap, path::Path, sync::Arc};
 
-use anser_indexer::{ApiEmbedder, BuildOptions, build_route};
-use anser_llm::{
-    ApiKey, EndpointConfig,
-    mock::{MockConfig, MockServer},
-};
+use anser_indexer::{BuildOptions, build_route};
 use anser_manifest::{Domain, Language, Manifest, PublicTask, Route, Split, TaskGroup, boundary::Cutoff};
 use anser_retriever::{Engine, Error, Retriever, SearchFilter, SpecRetriever};
 
-use crate::fixtures::{RULES, jsonl_corpus, rules_task};
+use crate::fixtures::{RULES, law_corpus, mock_embedder, rules_task};
 
 /// 20 articles published 2020–2024 that match the query strongly, 20 published 2005–2019 that
 /// match it weakly, and one undated article that matches it best of all.
@@ -57,9 +53,7 @@ fn science_task(query: &str) -> PublicTask {
 
 #[test]
 fn every_retriever_kind_filters_inside_its_ranking() {
-    let server = MockServer::start(MockConfig::instant()).expect("mock");
-    let endpoint = EndpointConfig::new(&server.base_url(), "mock-embed", ApiKey::none()).expect("endpoint");
-    let embedder = Arc::new(ApiEmbedder::new(endpoint, Some(16)).expect("embedder"));
+    let (_server, embedder) = mock_embedder();
     let tmp = tempfile::tempdir().expect("tmp");
     let corpus = tmp.path().join("corpus");
     let years = science_corpus(&corpus);
@@ -109,7 +103,7 @@ fn every_retriever_kind_filters_inside_its_ranking() {
 fn undated_routes_and_tasks_without_a_cutoff_are_not_filtered() {
     let tmp = tempfile::tempdir().expect("tmp");
     let corpus = tmp.path().join("corpus");
-    jsonl_corpus(&corpus, Route::FinanceZhRules, RULES);
+    law_corpus(&corpus, Route::FinanceZhRules, RULES);
     let idx = tmp.path().join("idx");
     build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
     let engine = Arc::new(Engine::new(&idx, Some(&corpus)));

@@ -1,21 +1,26 @@
 //! Fixture corpora written by the tests (invented text, never copies of ../shared).
 
-use std::path::Path;
+use std::sync::Arc;
 
-use anser_manifest::{Domain, Language, Manifest, PublicTask, Route, Split, TaskGroup};
+use anser_indexer::ApiEmbedder;
+use anser_llm::{
+    ApiKey, EndpointConfig,
+    mock::{MockConfig, MockServer},
+};
+use anser_manifest::{Domain, Language, PublicTask, Route, Split, TaskGroup};
 
-/// Write `(law, item, content)` rows as the JSONL corpus of `route` under `root`.
-pub fn jsonl_corpus(root: &Path, route: Route, rows: &[(&str, &str, &str)]) {
-    let file = root.join(&Manifest::get().route(route).file);
-    fs_err::create_dir_all(file.parent().expect("parent")).expect("mkdir");
-    let lines: Vec<String> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, (law, item, content))| {
-            serde_json::json!({"id": i + 1, "law_name": law, "item": item, "content": content}).to_string()
-        })
-        .collect();
-    fs_err::write(&file, lines.join("\n") + "\n").expect("write");
+#[path = "../../../indexer/tests/it/law_corpus.rs"]
+mod law_corpus;
+
+pub use law_corpus::law_corpus;
+
+/// The loopback mock LLM server and a 16-dimension API embedder on it (the server must outlive
+/// the embedder's calls).
+pub fn mock_embedder() -> (MockServer, Arc<ApiEmbedder>) {
+    let server = MockServer::start(MockConfig::instant()).expect("mock");
+    let endpoint = EndpointConfig::new(&server.base_url(), "mock-embed", ApiKey::none()).expect("endpoint");
+    let embedder = Arc::new(ApiEmbedder::new(endpoint, Some(16)).expect("embedder"));
+    (server, embedder)
 }
 
 pub const RULES: &[(&str, &str, &str)] = &[

@@ -9,7 +9,7 @@ use anser_indexer::{BuildOptions, build_route};
 use anser_manifest::Route;
 use anser_retriever::{Engine, Retriever, SpecRetriever};
 
-use crate::fixtures::jsonl_corpus;
+use crate::fixtures::law_corpus;
 
 #[test]
 fn in_force_filters_inside_the_bm25_ranking() {
@@ -22,7 +22,7 @@ fn in_force_filters_inside_the_bm25_ranking() {
     let items: Vec<String> = (0..=300).map(|i| format!("{i}条")).collect();
     let mut rows: Vec<(&str, &str, &str)> = items[..300].iter().map(|it| (old, it.as_str(), strong)).collect();
     rows.push((new, &items[300], "上市公司回购股份的，应当披露回购方案。"));
-    jsonl_corpus(&corpus, Route::FinanceZhRules, &rows);
+    law_corpus(&corpus, Route::FinanceZhRules, &rows);
     let idx = tmp.path().join("idx");
     build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
     let engine = Arc::new(Engine::new(&idx, Some(&corpus)));

@@ -1,4 +1,9 @@
-use std::{io::Write, path::Path, process::Command, time::Duration};
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::Command,
+    time::Duration,
+};
 
 use anser_runstore::{Error, Journal, Retained, read_journal, read_journal_by_key, retain_lines, rewrite_journal};
 use serde::{Deserialize, Serialize};
@@ -13,14 +18,20 @@ fn rec(id: u64) -> Rec {
     Rec { id, text: format!("record {id} with \"quotes\"\nand a newline, 中文") }
 }
 
-#[test]
-fn append_then_read_in_order() {
+/// A journal `j.jsonl` in a fresh folder holding `rec(0)` … `rec(n - 1)`: (folder, path, journal).
+fn journal_of(n: u64) -> (tempfile::TempDir, PathBuf, Journal) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("j.jsonl");
     let mut j = Journal::open(&path).expect("open");
-    for i in 0..5 {
+    for i in 0..n {
         j.append(&rec(i)).expect("append");
     }
+    (dir, path, j)
+}
+
+#[test]
+fn append_then_read_in_order() {
+    let (_dir, path, _j) = journal_of(5);
     let got = read_journal::<Rec>(&path).expect("read");
     assert_eq!(got.records, (0..5).map(rec).collect::<Vec<_>>());
     assert_eq!((got.torn_bytes, got.duplicates), (0, 0));
@@ -139,12 +150,7 @@ fn survives_kill_9() {
 
 #[test]
 fn rewrite_replaces_the_records_atomically() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("j.jsonl");
-    let mut j = Journal::open(&path).expect("open");
-    for i in 0..4 {
-        j.append(&rec(i)).expect("append");
-    }
+    let (dir, path, j) = journal_of(4);
     drop(j);
     rewrite_journal(&path, &[rec(0), rec(2)]).expect("rewrite");
     assert_eq!(read_journal::<Rec>(&path).expect("read").records, vec![rec(0), rec(2)]);

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use anser_samples::answer_keys::{growth_option, trend_label};
 use serde_json::Value;
 
 use crate::common::{by_type, db, number_after, s, tasks};
@@ -113,16 +114,7 @@ fn zh_trends_follow_the_stated_rule() {
             .collect();
         let ch = |a: f64, b: f64| if ratio { b - a } else { (b - a) / a.abs() * 100.0 };
         let (d1, d2) = (ch(vals[0], vals[1]), ch(vals[1], vals[2]));
-        let want = if d1 > 1.0 && d2 > 1.0 {
-            "持续上升"
-        } else if d1 < -1.0 && d2 < -1.0 {
-            "持续下降"
-        } else if d1.abs() <= 1.0 && d2.abs() <= 1.0 {
-            "基本不变"
-        } else {
-            "波动较大"
-        };
-        assert_eq!(s(&t["ground_truth"]), want, "{q}");
+        assert_eq!(s(&t["ground_truth"]), trend_label(d1, d2), "{q}");
     }
 }
 
@@ -203,16 +195,7 @@ fn zh_forecasts_match_the_ground_truth_year_and_the_outlook() {
             * 100.0;
         let gt = s(&t["ground_truth"]);
         if q.contains("同比增速≤-5%") {
-            let want = if g <= -5.0 {
-                "A"
-            } else if g < 2.0 {
-                "B"
-            } else if g < 8.0 {
-                "C"
-            } else {
-                "D"
-            };
-            assert_eq!(gt, want, "{q}");
+            assert_eq!(gt, growth_option(g), "{q}");
         } else if s(&t["instruction"]).contains("只返回数值") {
             assert_eq!(gt, format!("{g:.2}"), "{q}");
         } else if gt == "是" || gt == "否" {
@@ -239,21 +222,22 @@ fn zh_forecasts_match_the_ground_truth_year_and_the_outlook() {
     assert!(checked >= 1, "no revenue forecast task in the sample");
 }
 
-/// Independent SQL for the English statistic conditions.
+/// Independent SQL for the English statistic conditions, by a phrase of the question (the first
+/// phrase found wins).
+const EN_CONDITIONS: &[(&str, &str)] = &[
+    ("even stronger operating cash flow", "f.net_operating_cash_flow > f.operating_profit"),
+    ("grew total revenue", "f.total_revenue > p.total_revenue"),
+    ("net loss", "f.net_profit < 0"),
+    ("above 60% of total assets", "f.total_liabilities > 0.6 * f.total_assets"),
+    ("improved gross margin", "f.gross_profit / f.operating_revenue > p.gross_profit / p.operating_revenue"),
+];
+
 fn en_condition(q: &str) -> &'static str {
-    if q.contains("even stronger operating cash flow") {
-        "f.net_operating_cash_flow > f.operating_profit"
-    } else if q.contains("grew total revenue") {
-        "f.total_revenue > p.total_revenue"
-    } else if q.contains("net loss") {
-        "f.net_profit < 0"
-    } else if q.contains("above 60% of total assets") {
-        "f.total_liabilities > 0.6 * f.total_assets"
-    } else if q.contains("improved gross margin") {
-        "f.gross_profit / f.operating_revenue > p.gross_profit / p.operating_revenue"
-    } else {
-        panic!("unknown condition in {q}")
-    }
+    EN_CONDITIONS
+        .iter()
+        .find(|(phrase, _)| q.contains(phrase))
+        .map(|(_, sql)| *sql)
+        .unwrap_or_else(|| panic!("unknown condition in {q}"))
 }
 
 /// The company population named in a question: SQL conditions on `companies c` and their values.

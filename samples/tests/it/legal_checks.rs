@@ -21,6 +21,13 @@ fn evidence_set(t: &Value) -> BTreeSet<String> {
     t["evidence"].as_array().expect("list").iter().map(|e| s(e).to_string()).collect()
 }
 
+/// The evidence of a counting task, checked to be as many items as its ground truth counts.
+fn counted_evidence(t: &Value) -> BTreeSet<String> {
+    let gold = evidence_set(t);
+    assert_eq!(t["ground_truth"].as_u64(), Some(gold.len() as u64), "{}", t["id"]);
+    gold
+}
+
 /// The cause of action named in a Chinese question (longest match among the corpus's values).
 fn anyou_of(conn: &Connection, q: &str) -> String {
     let all = column(conn, "SELECT DISTINCT anyou FROM cases", &[]);
@@ -37,8 +44,7 @@ fn zh_counts_match_the_feature_table() {
     for t in tasks("legal/zh/descriptive.json") {
         let q = s(&t["query"]);
         let anyou = anyou_of(&conn, q);
-        let gold = evidence_set(&t);
-        assert_eq!(t["ground_truth"].as_u64(), Some(gold.len() as u64));
+        let gold = counted_evidence(&t);
         let of_anyou = column(&conn, "SELECT anhao FROM cases WHERE anyou = ?1", &[&anyou]);
         assert!(gold.is_subset(&of_anyou), "{q}: evidence outside {anyou}");
         if t["type"] != "sql" {
@@ -194,8 +200,7 @@ fn en_counts_recompute_from_the_registry_and_case_features() {
     for t in tasks("legal/en/descriptive.json") {
         let q = s(&t["query"]);
         let matter = matter_of(&conn, q);
-        let gold = evidence_set(&t);
-        assert_eq!(t["ground_truth"].as_u64(), Some(gold.len() as u64));
+        let gold = counted_evidence(&t);
         let mut stmt = conn
             .prepare(
                 "SELECT registry_key, display_name, value_type FROM annotation_registry
