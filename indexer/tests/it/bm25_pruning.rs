@@ -79,7 +79,7 @@ fn pruned_top_k_equals_exhaustive_scoring() {
                     let terms = bm25.query_terms(q);
                     let all = bm25.search_exhaustive(&terms, usize::MAX, &params, filter).expect("exhaustive");
                     for k in [1, 10, 50] {
-                        let (pruned, stats) = bm25.search_with_stats(&terms, k, &params, filter).expect("pruned");
+                        let (pruned, stats) = bm25.search_terms(&terms, k, &params, filter).expect("pruned");
                         let what = format!("{analyzer} k1={k1} b={b} {idf:?} {name} k={k} {q:?}");
                         same(route.as_str(), &what, &pruned, &all[..all.len().min(k)]);
                         // Many small windows (the sample's routes fit in one default window).
