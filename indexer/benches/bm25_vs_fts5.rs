@@ -16,7 +16,11 @@
 //! - `ANSER_BENCH_ROUTES=r1,r2`: routes (default with a corpus root: finance_zh_reports,
 //!   legal_en_cases, science_articles);
 //! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
-//! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all).
+//! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all);
+//! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
+//! - `ANSER_BENCH_SKIP_FTS5=1`: leave FTS5 out (to iterate on our side alone);
+//! - `ANSER_BENCH_PROFILE=1`: print each query's time and pruning counters, and time only the
+//!   pruned path (no exhaustive check, no FTS5).
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -93,7 +97,8 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
 
     // SQLite FTS5, the official baseline's scheme (skipped with ANSER_BENCH_SKIP_FTS5=1, to
     // iterate on our side alone).
-    let fts = (!env_flag("ANSER_BENCH_SKIP_FTS5")).then(|| {
+    let profile = env_flag("ANSER_BENCH_PROFILE");
+    let fts = (!env_flag("ANSER_BENCH_SKIP_FTS5") && !profile).then(|| {
         let fts_path = tmp.path().join("fts5.sqlite");
         let t0 = Instant::now();
         let conn = rusqlite::Connection::open(&fts_path).expect("sqlite");
@@ -111,7 +116,6 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         let size = fs_err::metadata(&fts_path).map_or(0, |m| m.len());
         (conn, build, size)
     });
-    let profile = env_flag("ANSER_BENCH_PROFILE");
 
     let (mut ours, mut exhaustive, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
     let (mut postings, mut scored) = (0u64, 0u64);
@@ -121,16 +125,24 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         .as_ref()
         .map(|f| f.0.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare"));
     let none = UnitFilter::none();
+    let window: Option<u32> = std::env::var("ANSER_BENCH_WINDOW").ok().and_then(|w| w.parse().ok());
     for q in queries {
         let t0 = Instant::now();
         let terms = index.query_terms(q);
-        let (hits, stats) = index.search_terms(&terms, 10, &params, &none).expect("search");
+        let mut query = index.query(&terms, &params, &none).expect("query");
+        if let Some(w) = window {
+            query = query.with_window(w);
+        }
+        let (hits, stats) = index.top_k(&query, 10).expect("search");
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         ours.push(ms);
         postings += stats.postings;
         scored += stats.scored;
         if profile {
             println!("  {ms:8.2} ms  terms {:3}  {stats:?}", terms.len());
+        }
+        if profile {
+            continue;
         }
         let t0 = Instant::now();
         let terms = index.query_terms(q);

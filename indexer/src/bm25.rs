@@ -228,12 +228,13 @@ impl Bm25Index {
             }
         }
         Ok(Bm25Query {
-            terms: weighted,
             params: *params,
             filter: *filter,
             units: None,
             window: crate::bm25_query::DEFAULT_WINDOW,
+            scale: crate::bm25_query::fixed_point_scale(&weighted, params),
             corpus: self.corpus.clone(),
+            terms: weighted,
         })
     }
 
