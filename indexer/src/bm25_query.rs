@@ -11,28 +11,32 @@
 //! The top-k path ([`Weight::for_each_pruning`], and [`Bm25Weight::top_k`] which keeps scores in
 //! f64 and breaks ties by unit ordinal) is **block-max MaxScore**:
 //!
-//! - each term has an upper bound: over its postings blocks, the largest `score(max tf, min
-//!   length)` of a block (terms with one block: the saturation limit `idf·(k1 + 1)`), computed
-//!   per query from build-time block maxima, so it is valid for any k1, b and idf;
-//! - a segment is scored in windows of 4,096 documents; in each window a term's bound is the
-//!   largest bound of its blocks overlapping the window, and a window whose bounds sum below
-//!   the k-th best score θ so far is skipped without decoding a posting;
+//! - each term has an upper bound: over its postings blocks, the largest score a block reaches
+//!   (the best point of the block's (tf, length) front, [`crate::bm25_stats`]; terms with one
+//!   block: the saturation limit `idf·(k1 + 1)`), computed per query, so it is valid for any k1,
+//!   b and idf;
+//! - a segment is scored in windows of documents (128 first, doubling up to 4,096); in each
+//!   window a term's bound is the largest bound of its blocks overlapping the window, and a
+//!   window whose bounds sum below the k-th best score θ so far is skipped without decoding a
+//!   posting;
 //! - inside a window, terms are sorted by bound; once θ exceeds the sum of the smallest bounds,
-//!   those terms are *non-essential*: a document holding only them cannot enter the top k, so
-//!   candidates come only from the essential terms' postings, and the non-essential postings
-//!   are reached by `seek` (tantivy skips whole blocks without decoding them);
-//! - each candidate is first bounded with the *block* maxima of the blocks it falls in; it is
-//!   dropped unscored when that bound is below θ, and while non-essential terms are added
-//!   (largest bound first) it is dropped as soon as its score plus the remaining block bounds
-//!   cannot reach θ;
+//!   those terms are *non-essential*: a document holding only them cannot enter the top k. The
+//!   essential terms' postings in the window are scored term at a time into per-document
+//!   accumulators; the documents they reached are the candidates;
+//! - each candidate (in document order) is dropped when its partial score plus the window bounds
+//!   of the non-essential terms is below θ, then bounded with the *block* maxima of the
+//!   non-essential blocks it falls in, and while non-essential terms are added (largest bound
+//!   first, reached by `seek`, which skips whole blocks without decoding them) it is dropped as
+//!   soon as its score plus the remaining block bounds cannot reach θ;
 //! - filters (the [`UnitFilter`] on the candidate's fast-field attributes, and an optional
 //!   [`UnitSet`] of admitted unit ordinals, e.g. the rules in force for `/in_force`) are checked
-//!   before any of this, so a filtered-out unit is never scored and never raises θ, and pruning
-//!   stays exact under filters.
+//!   on each candidate before it is bounded, so a filtered-out unit is never offered and never
+//!   raises θ, and pruning stays exact under filters.
 //!
-//! Bounds are compared with a relative margin of 1e-9, and a document's final score is summed in
-//! query-term order as in the exhaustive scorer, so both paths return the same scores bit for bit
-//! and the same top k (ties by unit ordinal).
+//! Bounds are compared with a relative margin of 1e-9. Term scores are summed in fixed point
+//! ([`fixed_point_scale`]), so a document's score does not depend on the order its terms were
+//! added in: both paths return the same scores bit for bit and the same top k (ties by unit
+//! ordinal).
 
 use std::{collections::BinaryHeap, sync::Arc};
 
@@ -407,7 +411,13 @@ impl Bm25Weight {
             let block_ub: Vec<f64> = blocks
                 .unwrap_or(&[])
                 .iter()
-                .map(|b| params.term_score(idf, f64::from(b.max_tf), f64::from(b.min_len), avgdl))
+                .map(|b| {
+                    seg.stats
+                        .front(b)
+                        .iter()
+                        .map(|p| params.term_score(idf, f64::from(p.tf), f64::from(p.len), avgdl))
+                        .fold(0.0, f64::max)
+                })
                 .collect();
             let saturation = idf * (params.k1() + 1.0);
             let ub = if blocks.is_some() { block_ub.iter().copied().fold(0.0, f64::max) } else { saturation };
