@@ -483,8 +483,8 @@ impl Bm25Weight {
             }
             // The candidates in document order: bounded, then completed with the non-essential
             // terms (largest bound first) while they can still reach θ.
-            for w in 0..hit.len() {
-                let mut bits = std::mem::take(&mut hit[w]);
+            for (w, word) in hit.iter_mut().enumerate() {
+                let mut bits = std::mem::take(word);
                 while bits != 0 {
                     let off = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
