@@ -16,7 +16,11 @@
 //! - `ANSER_BENCH_ROUTES=r1,r2`: routes (default with a corpus root: finance_zh_reports,
 //!   legal_en_cases, science_articles);
 //! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
-//! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all).
+//! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all);
+//! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
+//! - `ANSER_BENCH_SKIP_FTS5=1`: leave FTS5 out (to iterate on our side alone);
+//! - `ANSER_BENCH_PROFILE=1`: print each query's time and pruning counters, and time only the
+//!   pruned path (no exhaustive check, no FTS5).
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -38,11 +42,13 @@ use anser_indexer::{
 use anser_manifest::{Route, load_public_tasks};
 use anser_samples::{SampleOptions, Size, generate};
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+/// Linearly interpolated percentile (numpy's default) of sorted values; NaN when empty.
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    anser_pycompat::numeric::percentile_linear(sorted, q).unwrap_or(f64::NAN)
+}
+
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
 fn dir_size(path: &Path) -> u64 {
@@ -89,40 +95,61 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
     let index = Bm25Index::open(&ours_dir, analyzer).expect("open");
     let params = Bm25Params::new(1.2, 0.75, anser_indexer::Idf::Fts5).expect("params");
 
-    // SQLite FTS5, the official baseline's scheme.
-    let fts_path = tmp.path().join("fts5.sqlite");
-    let t0 = Instant::now();
-    let conn = rusqlite::Connection::open(&fts_path).expect("sqlite");
-    conn.execute_batch("CREATE VIRTUAL TABLE u USING fts5(terms, content='', tokenize='unicode61'); BEGIN;")
-        .expect("fts5");
-    let mut tokens = Tokens::new(analyzer);
-    {
-        let mut ins = conn.prepare("INSERT INTO u(rowid, terms) VALUES (?1, ?2)").expect("prepare");
-        for u in units {
-            ins.execute((i64::from(u.ord) + 1, tokens.terms(&u.text).join(" "))).expect("insert");
+    // SQLite FTS5, the official baseline's scheme (skipped with ANSER_BENCH_SKIP_FTS5=1, to
+    // iterate on our side alone).
+    let profile = env_flag("ANSER_BENCH_PROFILE");
+    let fts = (!env_flag("ANSER_BENCH_SKIP_FTS5") && !profile).then(|| {
+        let fts_path = tmp.path().join("fts5.sqlite");
+        let t0 = Instant::now();
+        let conn = rusqlite::Connection::open(&fts_path).expect("sqlite");
+        conn.execute_batch("CREATE VIRTUAL TABLE u USING fts5(terms, content='', tokenize='unicode61'); BEGIN;")
+            .expect("fts5");
+        let mut tokens = Tokens::new(analyzer);
+        {
+            let mut ins = conn.prepare("INSERT INTO u(rowid, terms) VALUES (?1, ?2)").expect("prepare");
+            for u in units {
+                ins.execute((i64::from(u.ord) + 1, tokens.terms(&u.text).join(" "))).expect("insert");
+            }
         }
-    }
-    conn.execute_batch("COMMIT;").expect("commit");
-    let fts_build = t0.elapsed().as_secs_f64();
-    let fts_size = fs_err::metadata(&fts_path).map_or(0, |m| m.len());
+        conn.execute_batch("COMMIT;").expect("commit");
+        let build = t0.elapsed().as_secs_f64();
+        let size = fs_err::metadata(&fts_path).map_or(0, |m| m.len());
+        (conn, build, size)
+    });
 
     let (mut ours, mut exhaustive, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
     let (mut postings, mut scored) = (0u64, 0u64);
     let mut same_top1 = 0usize;
-    let mut stmt = conn.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare");
+    let mut tokens = Tokens::new(analyzer);
+    let mut stmt = fts
+        .as_ref()
+        .map(|f| f.0.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare"));
     let none = UnitFilter::none();
+    let window: Option<u32> = std::env::var("ANSER_BENCH_WINDOW").ok().and_then(|w| w.parse().ok());
     for q in queries {
         let t0 = Instant::now();
         let terms = index.query_terms(q);
-        let (hits, stats) = index.search_with_stats(&terms, 10, &params, &none).expect("search");
-        ours.push(t0.elapsed().as_secs_f64() * 1e3);
+        let mut query = index.query(&terms, &params, &none).expect("query");
+        if let Some(w) = window {
+            query = query.with_window(w);
+        }
+        let (hits, stats) = index.top_k(&query, 10).expect("search");
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        ours.push(ms);
         postings += stats.postings;
         scored += stats.scored;
+        if profile {
+            println!("  {ms:8.2} ms  terms {:3}  {stats:?}", terms.len());
+        }
+        if profile {
+            continue;
+        }
         let t0 = Instant::now();
         let terms = index.query_terms(q);
         let all = index.search_exhaustive(&terms, 10, &params, &none).expect("exhaustive");
         exhaustive.push(t0.elapsed().as_secs_f64() * 1e3);
         assert_eq!(hits, all, "{name}: pruned and exhaustive top 10 differ for {q:?}");
+        let Some(stmt) = stmt.as_mut() else { continue };
         let t0 = Instant::now();
         let terms = tokens.terms(q);
         let mut seen = std::collections::HashSet::new();
@@ -147,6 +174,7 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
     }
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
+    let (fts_build, fts_size) = fts.as_ref().map_or((f64::NAN, 0), |f| (f.1, f.2));
     println!(
         "| {name} | {} | {} | {threads} | {ours_build:.2} s | {fts_build:.2} s | {:.2}× | {:.0} / {:.0} MiB | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.0}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         units.len(),

@@ -228,12 +228,13 @@ impl Bm25Index {
             }
         }
         Ok(Bm25Query {
-            terms: weighted,
             params: *params,
             filter: *filter,
             units: None,
             window: crate::bm25_query::DEFAULT_WINDOW,
+            scale: crate::bm25_query::fixed_point_scale(&weighted, params),
             corpus: self.corpus.clone(),
+            terms: weighted,
         })
     }
 
@@ -250,28 +251,12 @@ impl Bm25Index {
         params: &Bm25Params,
         filter: &UnitFilter,
     ) -> Result<Vec<Scored>> {
-        let terms = self.query_terms(query);
-        self.search_terms_filtered(&terms, k, params, filter)
+        Ok(self.search_terms(&self.query_terms(query), k, params, filter)?.0)
     }
 
-    /// The `k` best units for already analysed, distinct terms.
-    pub fn search_terms(&self, terms: &[String], k: usize, params: &Bm25Params) -> Result<Vec<Scored>> {
-        self.search_terms_filtered(terms, k, params, &UnitFilter::none())
-    }
-
-    /// The `k` best units among those `filter` admits for already analysed, distinct terms.
-    pub fn search_terms_filtered(
-        &self,
-        terms: &[String],
-        k: usize,
-        params: &Bm25Params,
-        filter: &UnitFilter,
-    ) -> Result<Vec<Scored>> {
-        Ok(self.search_with_stats(terms, k, params, filter)?.0)
-    }
-
-    /// [`Self::search_terms_filtered`] with the pruning's postings counters.
-    pub fn search_with_stats(
+    /// The `k` best units among those `filter` admits for already analysed, distinct terms
+    /// ([`Self::query_terms`]), best first, with the pruning's postings counters.
+    pub fn search_terms(
         &self,
         terms: &[String],
         k: usize,

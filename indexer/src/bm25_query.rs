@@ -11,28 +11,32 @@
 //! The top-k path ([`Weight::for_each_pruning`], and [`Bm25Weight::top_k`] which keeps scores in
 //! f64 and breaks ties by unit ordinal) is **block-max MaxScore**:
 //!
-//! - each term has an upper bound: over its postings blocks, the largest `score(max tf, min
-//!   length)` of a block (terms with one block: the saturation limit `idf·(k1 + 1)`), computed
-//!   per query from build-time block maxima, so it is valid for any k1, b and idf;
-//! - a segment is scored in windows of 4,096 documents; in each window a term's bound is the
-//!   largest bound of its blocks overlapping the window, and a window whose bounds sum below
-//!   the k-th best score θ so far is skipped without decoding a posting;
+//! - each term has an upper bound: over its postings blocks, the largest score a block reaches
+//!   (the best point of the block's (tf, length) front, [`crate::bm25_stats`]; terms with one
+//!   block: the saturation limit `idf·(k1 + 1)`), computed per query, so it is valid for any k1,
+//!   b and idf;
+//! - a segment is scored in windows of documents (128 first, doubling up to 4,096); in each
+//!   window a term's bound is the largest bound of its blocks overlapping the window, and a
+//!   window whose bounds sum below the k-th best score θ so far is skipped without decoding a
+//!   posting;
 //! - inside a window, terms are sorted by bound; once θ exceeds the sum of the smallest bounds,
-//!   those terms are *non-essential*: a document holding only them cannot enter the top k, so
-//!   candidates come only from the essential terms' postings, and the non-essential postings
-//!   are reached by `seek` (tantivy skips whole blocks without decoding them);
-//! - each candidate is first bounded with the *block* maxima of the blocks it falls in; it is
-//!   dropped unscored when that bound is below θ, and while non-essential terms are added
-//!   (largest bound first) it is dropped as soon as its score plus the remaining block bounds
-//!   cannot reach θ;
+//!   those terms are *non-essential*: a document holding only them cannot enter the top k. The
+//!   essential terms' postings in the window are scored term at a time into per-document
+//!   accumulators; the documents they reached are the candidates;
+//! - each candidate (in document order) is dropped when its partial score plus the window bounds
+//!   of the non-essential terms is below θ, then bounded with the *block* maxima of the
+//!   non-essential blocks it falls in, and while non-essential terms are added (largest bound
+//!   first, reached by `seek`, which skips whole blocks without decoding them) it is dropped as
+//!   soon as its score plus the remaining block bounds cannot reach θ;
 //! - filters (the [`UnitFilter`] on the candidate's fast-field attributes, and an optional
 //!   [`UnitSet`] of admitted unit ordinals, e.g. the rules in force for `/in_force`) are checked
-//!   before any of this, so a filtered-out unit is never scored and never raises θ, and pruning
-//!   stays exact under filters.
+//!   on each candidate before it is bounded, so a filtered-out unit is never offered and never
+//!   raises θ, and pruning stays exact under filters.
 //!
-//! Bounds are compared with a relative margin of 1e-9, and a document's final score is summed in
-//! query-term order as in the exhaustive scorer, so both paths return the same scores bit for bit
-//! and the same top k (ties by unit ordinal).
+//! Bounds are compared with a relative margin of 1e-9. Term scores are summed in fixed point
+//! ([`fixed_point_scale`]), so a document's score does not depend on the order its terms were
+//! added in: both paths return the same scores bit for bit and the same top k (ties by unit
+//! ordinal).
 
 use std::{collections::BinaryHeap, sync::Arc};
 
@@ -56,6 +60,10 @@ const MARGIN: f64 = 1e-9;
 /// Documents per pruning window: each window re-sorts the terms by their bound inside it, and a
 /// window whose bounds sum below the k-th score is skipped without decoding a posting.
 pub const DEFAULT_WINDOW: DocId = 4096;
+/// Documents in a segment's first window; each next window is twice as long, up to the query's
+/// window, so the k-th score θ is established on few documents before windows grow (in a
+/// window every term that can reach θ is scored term at a time).
+const FIRST_WINDOW: DocId = 128;
 
 /// What the index keeps in memory per segment for scoring.
 #[derive(Debug)]
@@ -96,6 +104,8 @@ pub struct PruneStats {
     pub docs_filtered: u64,
     /// Windows of documents skipped whole (their terms' bounds could not reach the k-th score).
     pub windows_skipped: u64,
+    /// Documents the essential terms reached (each then bounded, filtered, maybe completed).
+    pub candidates: u64,
 }
 
 impl PruneStats {
@@ -110,6 +120,7 @@ impl PruneStats {
         self.docs_scored += o.docs_scored;
         self.docs_filtered += o.docs_filtered;
         self.windows_skipped += o.windows_skipped;
+        self.candidates += o.candidates;
     }
 }
 
@@ -130,6 +141,8 @@ pub struct Bm25Query {
     pub(crate) units: Option<Arc<UnitSet>>,
     /// Documents per pruning window.
     pub(crate) window: DocId,
+    /// Fixed-point scale of the score sums ([`fixed_point_scale`]).
+    pub(crate) scale: f64,
     pub(crate) corpus: Arc<Corpus>,
 }
 
@@ -260,14 +273,35 @@ impl Sink for CallbackSink<'_> {
     }
 }
 
+/// The power of two that scores are summed at: a term's score is rounded to a multiple of
+/// `1 / scale` and the multiples are added as integers, so a document's score does not depend on
+/// the order its terms are added in (the pruned path adds them window by window, the exhaustive
+/// one in query order). No term scores more than its saturation `idf·(k1 + 1)`, so with the sum
+/// of those below `2^61 / scale` no sum overflows; the rounding is ~1e-15 of the largest score.
+pub(crate) fn fixed_point_scale(terms: &[QueryTerm], params: &Bm25Params) -> f64 {
+    let most: f64 = terms.iter().map(|t| t.idf * (params.k1() + 1.0)).sum();
+    let exp = if most > 0.0 { 61 - most.log2().ceil() as i32 } else { 61 };
+    2f64.powi(exp.clamp(-1000, 1000))
+}
+
+/// A term score in fixed point (see [`fixed_point_scale`]).
+#[inline]
+fn fixed(score: f64, scale: f64) -> u64 {
+    (score * scale + 0.5) as u64
+}
+
+/// A fixed-point sum as a score.
+#[inline]
+fn unfixed(sum: u64, scale: f64) -> f64 {
+    sum as f64 / scale
+}
+
 fn below(bound: f64, threshold: f64) -> bool {
     bound < threshold - MARGIN * threshold.abs()
 }
 
 /// One term's postings in one segment with its bounds.
 struct Cursor<'a> {
-    /// Index of the term in the query (the order scores are summed in).
-    idx: usize,
     idf: f64,
     postings: SegmentPostings,
     /// Bound over all its postings.
@@ -367,7 +401,7 @@ impl Bm25Weight {
     fn prune(&self, reader: &SegmentReader, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
         let q = &self.query;
         let seg = q.corpus.segment(reader.segment_id())?.clone();
-        let (params, avgdl) = (q.params, q.corpus.avgdl);
+        let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
         let mut stats = PruneStats::default();
         let mut cursors: Vec<Cursor> = Vec::new();
         for (idx, postings, start) in self.open_postings(reader)? {
@@ -377,28 +411,40 @@ impl Bm25Weight {
             let block_ub: Vec<f64> = blocks
                 .unwrap_or(&[])
                 .iter()
-                .map(|b| params.term_score(idf, f64::from(b.max_tf), f64::from(b.min_len), avgdl))
+                .map(|b| {
+                    seg.stats
+                        .front(b)
+                        .iter()
+                        .map(|p| params.term_score(idf, f64::from(p.tf), f64::from(p.len), avgdl))
+                        .fold(0.0, f64::max)
+                })
                 .collect();
             let saturation = idf * (params.k1() + 1.0);
             let ub = if blocks.is_some() { block_ub.iter().copied().fold(0.0, f64::max) } else { saturation };
-            cursors.push(Cursor { idx, idf, postings, ub, blocks, block_ub, at: 0 });
+            cursors.push(Cursor { idf, postings, ub, blocks, block_ub, at: 0 });
         }
         let n = cursors.len();
         if n == 0 {
             return Ok(stats);
         }
-        let mut contrib = vec![0.0f64; q.terms.len()];
-        let mut touched: Vec<usize> = Vec::with_capacity(n);
+        let window = q.window as usize;
         // Per window: each term's bound inside it, terms in ascending bound order, prefix sums of
-        // those bounds, and per candidate the prefix sums of the non-essential block bounds.
+        // those bounds, per candidate the prefix sums of the non-essential block bounds, and the
+        // essential terms' fixed-point partial scores with the set of documents they reached.
         let mut wmax = vec![0.0; n];
         let mut order: Vec<usize> = (0..n).collect();
         let mut prefix = vec![0.0; n + 1];
         let mut nb = vec![0.0; n + 1];
+        let mut acc = vec![0u64; window];
+        let mut hit = vec![0u64; window.div_ceil(64)];
         let max_doc = reader.max_doc();
+        let lens = &seg.stats.lens;
+        let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
         let mut start = 0;
+        let mut span = FIRST_WINDOW.min(q.window);
         while start < max_doc {
-            let end = start.saturating_add(q.window).min(max_doc);
+            let end = start.saturating_add(span).min(max_doc);
+            span = span.saturating_mul(2).min(q.window);
             let mut theta = sink.threshold();
             let mut total = 0.0;
             for (i, c) in cursors.iter_mut().enumerate() {
@@ -410,88 +456,72 @@ impl Bm25Weight {
                 start = end;
                 continue;
             }
-            order.sort_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
+            order.sort_unstable_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
             for (i, &o) in order.iter().enumerate() {
                 prefix[i + 1] = prefix[i] + wmax[o];
             }
-            let mut essential = 0;
-            while essential < n && below(prefix[essential + 1], theta) {
-                essential += 1;
+            // order[..ne]: non-essential terms (a document holding only them cannot reach θ).
+            let mut ne = 0;
+            while ne < n && below(prefix[ne + 1], theta) {
+                ne += 1;
             }
-            for &o in &order[essential..] {
+            // The essential terms, term at a time, into the window's accumulators.
+            for &o in &order[ne..] {
                 let c = &mut cursors[o];
                 if c.postings.doc() < start {
                     c.postings.seek(start);
                 }
-            }
-            while essential < n {
-                let d = order[essential..].iter().map(|&o| cursors[o].postings.doc()).min().unwrap_or(TERMINATED);
-                if d >= end {
-                    break;
+                let mut d = c.postings.doc();
+                while d < end {
+                    let off = (d - start) as usize;
+                    let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), len_of(d), avgdl);
+                    acc[off] += fixed(s, scale);
+                    hit[off / 64] |= 1 << (off % 64);
+                    stats.scored += 1;
+                    d = c.postings.advance();
                 }
-                if q.admits(&seg, d) {
-                    let mut bound = 0.0;
-                    for &o in &order[essential..] {
-                        let c = &mut cursors[o];
-                        if c.postings.doc() == d {
-                            bound += c.bound_at(d);
-                        }
+            }
+            // The candidates in document order: bounded, then completed with the non-essential
+            // terms (largest bound first) while they can still reach θ.
+            for (w, word) in hit.iter_mut().enumerate() {
+                let mut bits = std::mem::take(word);
+                while bits != 0 {
+                    let off = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let mut sum = std::mem::take(&mut acc[off]);
+                    let d = start + off as DocId;
+                    stats.candidates += 1;
+                    if !q.admits(&seg, d) {
+                        stats.docs_filtered += 1;
+                        continue;
                     }
-                    for i in 0..essential {
+                    if below(unfixed(sum, scale) + prefix[ne], theta) {
+                        continue;
+                    }
+                    for i in 0..ne {
                         nb[i + 1] = nb[i] + cursors[order[i]].bound_at(d);
                     }
-                    if !below(bound + nb[essential], theta) {
-                        let dl = f64::from(seg.stats.lens[d as usize]);
-                        let mut score = 0.0;
-                        for &o in &order[essential..] {
-                            let c = &mut cursors[o];
-                            if c.postings.doc() == d {
-                                let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
-                                contrib[c.idx] = s;
-                                touched.push(c.idx);
-                                score += s;
-                                stats.scored += 1;
-                            }
+                    let dl = len_of(d);
+                    let mut complete = true;
+                    for i in (0..ne).rev() {
+                        if below(unfixed(sum, scale) + nb[i + 1], theta) {
+                            complete = false;
+                            break;
                         }
-                        let mut complete = true;
-                        for i in (0..essential).rev() {
-                            if below(score + nb[i + 1], theta) {
-                                complete = false;
-                                break;
-                            }
-                            let c = &mut cursors[order[i]];
-                            if c.postings.doc() < d {
-                                c.postings.seek(d);
-                            }
-                            if c.postings.doc() == d {
-                                let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
-                                contrib[c.idx] = s;
-                                touched.push(c.idx);
-                                score += s;
-                                stats.scored += 1;
-                            }
+                        let c = &mut cursors[order[i]];
+                        if c.postings.doc() < d {
+                            c.postings.seek(d);
                         }
-                        if complete {
-                            // Summed in query-term order, exactly as the exhaustive scorer sums.
-                            let exact: f64 = contrib.iter().sum();
-                            stats.docs_scored += 1;
-                            sink.offer(d, seg.ords[d as usize], exact);
-                            theta = sink.threshold();
-                            while essential < n && below(prefix[essential + 1], theta) {
-                                essential += 1;
-                            }
-                        }
-                        for i in touched.drain(..) {
-                            contrib[i] = 0.0;
+                        if c.postings.doc() == d {
+                            let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
+                            sum += fixed(s, scale);
+                            stats.scored += 1;
                         }
                     }
-                } else {
-                    stats.docs_filtered += 1;
-                }
-                for &o in &order[essential..] {
-                    let c = &mut cursors[o];
-                    if c.postings.doc() == d {
-                        c.postings.advance();
+                    if complete {
+                        stats.docs_scored += 1;
+                        sink.offer(d, seg.ords[d as usize], unfixed(sum, scale));
+                        theta = sink.threshold();
                     }
                 }
             }
@@ -503,14 +533,13 @@ impl Bm25Weight {
     fn bm25_scorer(&self, reader: &SegmentReader) -> tantivy::Result<Bm25Scorer> {
         let seg = self.query.corpus.segment(reader.segment_id())?.clone();
         let postings =
-            self.open_postings(reader)?.into_iter().map(|(idx, p, _)| (idx, self.query.terms[idx].idf, p)).collect();
+            self.open_postings(reader)?.into_iter().map(|(idx, p, _)| (self.query.terms[idx].idf, p)).collect();
         let mut scorer = Bm25Scorer {
             postings,
             seg,
             params: self.query.params,
             avgdl: self.query.corpus.avgdl,
             query: self.query.clone(),
-            contrib: vec![0.0; self.query.terms.len()],
             doc: 0,
         };
         scorer.doc = scorer.settle(scorer.min_doc());
@@ -548,13 +577,12 @@ impl Weight for Bm25Weight {
 
 /// The exhaustive disjunction of a [`Bm25Query`] over one segment.
 pub struct Bm25Scorer {
-    /// (query-term index, idf, postings)
-    postings: Vec<(usize, f64, SegmentPostings)>,
+    /// (idf, postings) per query term
+    postings: Vec<(f64, SegmentPostings)>,
     seg: Arc<SegmentData>,
     params: Bm25Params,
     avgdl: f64,
     query: Bm25Query,
-    contrib: Vec<f64>,
     doc: DocId,
 }
 
@@ -569,7 +597,7 @@ impl std::fmt::Debug for Bm25Scorer {
 
 impl Bm25Scorer {
     fn min_doc(&self) -> DocId {
-        self.postings.iter().map(|p| p.2.doc()).min().unwrap_or(TERMINATED)
+        self.postings.iter().map(|p| p.1.doc()).min().unwrap_or(TERMINATED)
     }
 
     fn admits(&self, d: DocId) -> bool {
@@ -580,8 +608,8 @@ impl Bm25Scorer {
     fn settle(&mut self, mut d: DocId) -> DocId {
         while d != TERMINATED && !self.admits(d) {
             for p in &mut self.postings {
-                if p.2.doc() == d {
-                    p.2.advance();
+                if p.1.doc() == d {
+                    p.1.advance();
                 }
             }
             d = self.min_doc();
@@ -589,15 +617,18 @@ impl Bm25Scorer {
         d
     }
 
-    /// The current document's score, summed in query-term order.
+    /// The current document's score (summed in fixed point, as the pruned path sums it).
     pub fn score_f64(&mut self) -> f64 {
         let d = self.doc;
         let dl = f64::from(self.seg.stats.lens.get(d as usize).copied().unwrap_or(0));
-        for (idx, idf, p) in &mut self.postings {
-            self.contrib[*idx] =
-                if p.doc() == d { self.params.term_score(*idf, f64::from(p.term_freq()), dl, self.avgdl) } else { 0.0 };
+        let scale = self.query.scale;
+        let mut sum = 0u64;
+        for (idf, p) in &self.postings {
+            if p.doc() == d {
+                sum += fixed(self.params.term_score(*idf, f64::from(p.term_freq()), dl, self.avgdl), scale);
+            }
         }
-        self.contrib.iter().sum()
+        unfixed(sum, scale)
     }
 }
 
@@ -605,8 +636,8 @@ impl DocSet for Bm25Scorer {
     fn advance(&mut self) -> DocId {
         let d = self.doc;
         for p in &mut self.postings {
-            if p.2.doc() == d {
-                p.2.advance();
+            if p.1.doc() == d {
+                p.1.advance();
             }
         }
         self.doc = self.settle(self.min_doc());
@@ -615,8 +646,8 @@ impl DocSet for Bm25Scorer {
 
     fn seek(&mut self, target: DocId) -> DocId {
         for p in &mut self.postings {
-            if p.2.doc() < target {
-                p.2.seek(target);
+            if p.1.doc() < target {
+                p.1.seek(target);
             }
         }
         self.doc = self.settle(self.min_doc());
@@ -628,7 +659,7 @@ impl DocSet for Bm25Scorer {
     }
 
     fn size_hint(&self) -> u32 {
-        self.postings.iter().map(|p| p.2.doc_freq()).max().unwrap_or(0)
+        self.postings.iter().map(|p| p.1.doc_freq()).max().unwrap_or(0)
     }
 }
 

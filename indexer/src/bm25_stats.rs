@@ -2,13 +2,18 @@
 //! exact token count, and for every term with more than one block of postings the maxima of
 //! each block, written once at build time beside the segment (`bm25-stats-<segment>.bin`).
 //!
-//! A block's entry is its last document, its largest term frequency and its shortest document
-//! (the smallest token count among the documents of the block that hold the term). BM25's term
-//! score grows with tf and shrinks with the document length for every k1 ≥ 0 and b ∈ [0, 1], so
-//! `score(max tf, min length)` bounds every posting of the block whatever parameters a query
-//! uses — unlike tantivy's own block-max data, which stores the single (tf, fieldnorm) pair that
-//! maximises its built-in k1 = 1.2, b = 0.75 score over quantised lengths. Blocks are tantivy's
-//! own postings blocks, so they are computed by decoding each block once.
+//! A block's entry is its last document and the Pareto front of its postings' (term frequency,
+//! document length) pairs: the pairs no other posting of the block beats on both (a higher or
+//! equal tf in a shorter or equal document). BM25's term score grows with tf and shrinks with
+//! the document length for every k1 ≥ 0 and b ∈ [0, 1], so the block's largest score is reached
+//! on its front whatever parameters a query uses: the bound a query computes from the front is
+//! the block's exact maximum — unlike tantivy's own block-max data, which stores the single
+//! (tf, fieldnorm) pair that maximises its built-in k1 = 1.2, b = 0.75 score over quantised
+//! lengths, or a single `(max tf, min length)` pair, which on chunked text (a short last chunk in
+//! most blocks) is near the saturation limit for every block. Fronts longer than
+//! [`MAX_FRONT`] keep their first points and merge the rest into one pair that dominates them
+//! (still a bound). Blocks are tantivy's own postings blocks, so they are computed by decoding
+//! each block once.
 //!
 //! Terms with at most one block are left out: their bound is BM25's saturation limit
 //! `idf·(k1 + 1)`, and they have so few postings that a loose bound costs little.
@@ -26,16 +31,46 @@ use tantivy::{SegmentReader, postings::TermInfo, schema::Field, schema::IndexRec
 
 use crate::{Error, Result};
 
-const MAGIC: &[u8; 8] = b"ANSBM25\x01";
+const MAGIC: &[u8; 8] = b"ANSBM25\x02";
 /// Documents per tantivy postings block.
 const BLOCK: usize = 128;
+/// Most points kept of a block's (tf, length) front.
+pub(crate) const MAX_FRONT: usize = 6;
 
-/// Maxima of one postings block of one term.
+/// One postings block of one term: its last document and its (tf, length) front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Block {
     pub last_doc: u32,
-    pub max_tf: u32,
-    pub min_len: u32,
+    /// Index of the block's first point in the segment's points.
+    pub first: u32,
+    /// Number of points (1..=[`MAX_FRONT`]).
+    pub count: u32,
+}
+
+/// A (term frequency, document length) pair of a block's front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Point {
+    pub tf: u32,
+    pub len: u32,
+}
+
+/// The Pareto front of `pairs` (shortest length first, each with a higher tf than the shorter
+/// ones), at most [`MAX_FRONT`] points: the last kept point takes the largest tf of the points
+/// merged into it, so it still dominates them. `pairs` is reordered.
+pub(crate) fn front(pairs: &mut [Point], out: &mut Vec<Point>) {
+    pairs.sort_unstable_by(|a, b| a.len.cmp(&b.len).then(b.tf.cmp(&a.tf)));
+    let from = out.len();
+    for p in pairs.iter() {
+        if out.len() == from || p.tf > out[out.len() - 1].tf {
+            if out.len() - from == MAX_FRONT {
+                // Merged into the last point: its length stays the shortest, its tf grows.
+                let last = out.len() - 1;
+                out[last].tf = p.tf;
+            } else {
+                out.push(*p);
+            }
+        }
+    }
 }
 
 /// `(start of a term's postings in the segment's postings file, first block, block count)`.
@@ -50,6 +85,8 @@ pub(crate) struct SegmentStats {
     /// sorted by the start (which identifies a term within its segment).
     terms: Vec<TermBlocks>,
     blocks: Vec<Block>,
+    /// The blocks' fronts.
+    points: Vec<Point>,
 }
 
 /// The statistics file of a segment.
@@ -114,22 +151,32 @@ impl SegmentStats {
                 .iter()
                 .map(|infos| {
                     let inverted = &inverted;
-                    s.spawn(move || -> Result<(Vec<TermBlocks>, Vec<Block>)> {
+                    s.spawn(move || -> Result<(Vec<TermBlocks>, Vec<Block>, Vec<Point>)> {
                         let mut terms = Vec::with_capacity(infos.len());
                         let mut blocks = Vec::new();
+                        let mut points = Vec::new();
+                        let mut pairs = Vec::with_capacity(BLOCK);
                         for info in infos {
                             let first = blocks.len() as u32;
                             let mut block =
                                 inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
                             while let Some(&last_doc) = block.docs().last() {
-                                let max_tf = block.freqs().iter().copied().max().unwrap_or(0);
-                                let min_len = block.docs().iter().map(|&d| lens_ref[d as usize]).min().unwrap_or(0);
-                                blocks.push(Block { last_doc, max_tf, min_len });
+                                pairs.clear();
+                                pairs.extend(
+                                    block
+                                        .docs()
+                                        .iter()
+                                        .zip(block.freqs())
+                                        .map(|(&d, &tf)| Point { tf, len: lens_ref[d as usize] }),
+                                );
+                                let at = points.len();
+                                front(&mut pairs, &mut points);
+                                blocks.push(Block { last_doc, first: at as u32, count: (points.len() - at) as u32 });
                                 block.advance();
                             }
                             terms.push((info.postings_range.start as u64, first, blocks.len() as u32 - first));
                         }
-                        Ok((terms, blocks))
+                        Ok((terms, blocks, points))
                     })
                 })
                 .collect();
@@ -137,27 +184,35 @@ impl SegmentStats {
         })?;
         let mut terms = Vec::new();
         let mut blocks = Vec::new();
-        for (t, b) in parts {
+        let mut points = Vec::new();
+        for (t, b, p) in parts {
             let offset = blocks.len() as u32;
+            let point_offset = points.len() as u32;
             terms.extend(t.into_iter().map(|(start, first, n)| (start, first + offset, n)));
-            blocks.extend(b);
+            blocks.extend(b.into_iter().map(|b| Block { first: b.first + point_offset, ..b }));
+            points.extend(p);
         }
         terms.sort_unstable_by_key(|t| t.0);
-        Ok(Self { lens, terms, blocks })
+        Ok(Self { lens, terms, blocks, points })
     }
 
-    /// The block maxima of the term whose postings start at `postings_start`, when it has more
-    /// than one block.
+    /// The blocks of the term whose postings start at `postings_start`, when it has more than
+    /// one block.
     pub(crate) fn blocks(&self, postings_start: u64) -> Option<&[Block]> {
         let i = self.terms.binary_search_by_key(&postings_start, |t| t.0).ok()?;
         let (_, first, n) = self.terms[i];
         self.blocks.get(first as usize..(first + n) as usize)
     }
 
+    /// The front of a block of this segment.
+    pub(crate) fn front(&self, block: &Block) -> &[Point] {
+        self.points.get(block.first as usize..(block.first + block.count) as usize).unwrap_or(&[])
+    }
+
     pub(crate) fn write(&self, path: &Path) -> Result<()> {
         let mut out = BufWriter::new(fs_err::File::create(path)?);
         out.write_all(MAGIC)?;
-        for n in [self.lens.len(), self.terms.len(), self.blocks.len()] {
+        for n in [self.lens.len(), self.terms.len(), self.blocks.len(), self.points.len()] {
             out.write_all(&(n as u64).to_le_bytes())?;
         }
         for l in &self.lens {
@@ -169,7 +224,12 @@ impl SegmentStats {
             out.write_all(&n.to_le_bytes())?;
         }
         for b in &self.blocks {
-            for v in [b.last_doc, b.max_tf, b.min_len] {
+            for v in [b.last_doc, b.first, b.count] {
+                out.write_all(&v.to_le_bytes())?;
+            }
+        }
+        for p in &self.points {
+            for v in [p.tf, p.len] {
                 out.write_all(&v.to_le_bytes())?;
             }
         }
@@ -191,12 +251,18 @@ impl SegmentStats {
         if r.take(8) != Some(MAGIC.as_slice()) {
             return Err(bad("not a BM25 statistics file of this format".into()));
         }
-        let mut counts = [0usize; 3];
+        let mut counts = [0usize; 4];
         for c in &mut counts {
             *c = r.u64().ok_or_else(|| bad("truncated header".into()))? as usize;
         }
-        let [n_lens, n_terms, n_blocks] = counts;
-        if n_lens != max_doc as usize || bytes.len() != 32 + n_lens * 4 + n_terms * 16 + n_blocks * 12 {
+        let [n_lens, n_terms, n_blocks, n_points] = counts;
+        let expected = n_lens
+            .checked_mul(4)
+            .and_then(|l| l.checked_add(n_terms.checked_mul(16)?))
+            .and_then(|l| l.checked_add(n_blocks.checked_mul(12)?))
+            .and_then(|l| l.checked_add(n_points.checked_mul(8)?))
+            .and_then(|l| l.checked_add(40));
+        if n_lens != max_doc as usize || expected != Some(bytes.len()) {
             return Err(bad(format!("{} bytes do not fit a segment of {max_doc} documents", bytes.len())));
         }
         let truncated = || bad("truncated".into());
@@ -210,15 +276,20 @@ impl SegmentStats {
             .map(|_| {
                 Ok(Block {
                     last_doc: r.u32().ok_or_else(truncated)?,
-                    max_tf: r.u32().ok_or_else(truncated)?,
-                    min_len: r.u32().ok_or_else(truncated)?,
+                    first: r.u32().ok_or_else(truncated)?,
+                    count: r.u32().ok_or_else(truncated)?,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        if terms.iter().any(|&(_, first, n)| first as usize + n as usize > blocks.len()) {
+        let points = (0..n_points)
+            .map(|_| Ok(Point { tf: r.u32().ok_or_else(truncated)?, len: r.u32().ok_or_else(truncated)? }))
+            .collect::<Result<Vec<_>>>()?;
+        if terms.iter().any(|&(_, first, n)| first as usize + n as usize > blocks.len())
+            || blocks.iter().any(|b| b.count == 0 || b.first as usize + b.count as usize > points.len())
+        {
             return Err(bad("block range out of bounds".into()));
         }
-        Ok(Self { lens, terms, blocks })
+        Ok(Self { lens, terms, blocks, points })
     }
 }
 
@@ -248,5 +319,51 @@ impl<'a> Reader<'a> {
 
     fn u64(&mut self) -> Option<u64> {
         self.take(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Bm25Params, Idf};
+
+    fn pt(tf: u32, len: u32) -> Point {
+        Point { tf, len }
+    }
+
+    #[test]
+    fn front_keeps_the_undominated_pairs() {
+        let mut pairs = vec![pt(1, 50), pt(3, 200), pt(2, 50), pt(1, 10), pt(3, 400), pt(5, 900), pt(2, 120)];
+        let mut out = Vec::new();
+        front(&mut pairs, &mut out);
+        assert_eq!(out, vec![pt(1, 10), pt(2, 50), pt(3, 200), pt(5, 900)]);
+    }
+
+    #[test]
+    fn long_fronts_are_merged_into_a_dominating_point() {
+        let mut pairs: Vec<Point> = (1..=10).map(|i| pt(i, i * 10)).collect();
+        let mut out = Vec::new();
+        front(&mut pairs, &mut out);
+        assert_eq!(out.len(), MAX_FRONT);
+        assert_eq!(out[MAX_FRONT - 1], pt(10, MAX_FRONT as u32 * 10));
+    }
+
+    /// The best score on the front is the block's exact maximum for any parameters.
+    #[test]
+    fn front_bound_is_the_exact_block_maximum() {
+        let pairs: Vec<Point> = (0..128u32).map(|i| pt(1 + (i * 7919) % 13, 5 + (i * 104_729) % 997)).collect();
+        let mut out = Vec::new();
+        front(&mut pairs.clone(), &mut out);
+        assert!(out.len() < pairs.len());
+        for (k1, b) in [(1.2, 0.75), (0.0, 0.3), (2.0, 1.0), (0.5, 0.0), (100.0, 0.9)] {
+            let p = Bm25Params::new(k1, b, Idf::Lucene).expect("params");
+            let score = |q: &Point| p.term_score(1.7, f64::from(q.tf), f64::from(q.len), 300.0);
+            let exact = pairs.iter().map(score).fold(0.0, f64::max);
+            let bound = out.iter().map(score).fold(0.0, f64::max);
+            if out.len() < MAX_FRONT {
+                assert_eq!(bound, exact, "k1 {k1} b {b}");
+            }
+            assert!(bound >= exact, "k1 {k1} b {b}: {bound} < {exact}");
+        }
     }
 }

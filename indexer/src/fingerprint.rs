@@ -35,7 +35,9 @@ use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Res
 /// `day_first`, `day_last`, `evidence`; `unit_attrs.bin`), for filters inside the search.
 /// 3: BM25 text tokenised by tantivy without fieldnorms or a `len` fast field; exact lengths
 /// and per-block maxima in `bm25-stats-<segment>.bin` (block-max pruning).
-pub const INDEX_FORMAT: u32 = 3;
+/// 4: the per-block maxima are each block's (term frequency, length) Pareto front, so a block's
+/// bound is its exact largest score for any k1 and b.
+pub const INDEX_FORMAT: u32 = 4;
 pub(crate) const FINGERPRINT_FILE: &str = "fingerprint.json";
 
 /// The tool that wrote an index.

@@ -56,6 +56,9 @@ fn pruned_top_k_equals_exhaustive_scoring() {
     let idx = tmp.path().join("idx");
     let tasks = load_public_tasks(&summary.query_dir()).expect("tasks");
     let (mut postings, mut scored, mut evidence_filters) = (0u64, 0u64, 0);
+    // Every path of the pruned search is taken somewhere: windows skipped whole, candidates
+    // filtered out, candidates dropped before being completed.
+    let mut windowed_stats = anser_indexer::PruneStats::default();
     for (route, analyzer) in [
         (Route::FinanceZhReports, Analyzer::ZhBigram),
         (Route::FinanceZhReports, Analyzer::ZhJieba),
@@ -79,12 +82,16 @@ fn pruned_top_k_equals_exhaustive_scoring() {
                     let terms = bm25.query_terms(q);
                     let all = bm25.search_exhaustive(&terms, usize::MAX, &params, filter).expect("exhaustive");
                     for k in [1, 10, 50] {
-                        let (pruned, stats) = bm25.search_with_stats(&terms, k, &params, filter).expect("pruned");
+                        let (pruned, stats) = bm25.search_terms(&terms, k, &params, filter).expect("pruned");
                         let what = format!("{analyzer} k1={k1} b={b} {idf:?} {name} k={k} {q:?}");
                         same(route.as_str(), &what, &pruned, &all[..all.len().min(k)]);
                         // Many small windows (the sample's routes fit in one default window).
                         let query = bm25.query(&terms, &params, filter).expect("query").with_window(64);
-                        let (windowed, _) = bm25.top_k(&query, k).expect("windowed");
+                        let (windowed, ws) = bm25.top_k(&query, k).expect("windowed");
+                        windowed_stats.windows_skipped += ws.windows_skipped;
+                        windowed_stats.docs_filtered += ws.docs_filtered;
+                        windowed_stats.candidates += ws.candidates;
+                        windowed_stats.docs_scored += ws.docs_scored;
                         same(route.as_str(), &format!("{what} window 64"), &windowed, &all[..all.len().min(k)]);
                         if k == 10 && filter.is_none() {
                             postings += stats.postings;
@@ -95,6 +102,9 @@ fn pruned_top_k_equals_exhaustive_scoring() {
             }
         }
     }
+    let w = windowed_stats;
+    assert!(w.windows_skipped > 0 && w.docs_filtered > 0, "a path of the pruned search was never taken: {w:?}");
+    assert!(w.docs_scored + w.docs_filtered < w.candidates, "no candidate was dropped before completion: {w:?}");
     assert!(evidence_filters > 0, "no route of the sample had an evidence kind only some units name");
     assert!(scored < postings / 2, "top-10 queries scored {scored} of {postings} postings");
 }
