@@ -83,6 +83,12 @@ impl Offline {
         Offline { corpus_root, searcher, finance_routes: finance::RouteCache::default() }
     }
 
+    /// How many finance routes this planner has read so far (each is read once, then shared
+    /// by every task of the route).
+    pub fn finance_routes_read(&self) -> usize {
+        self.finance_routes.len()
+    }
+
     /// Answer one task on the calling thread (what [`Solver::solve`] runs); for tests and
     /// tools that drive the planner without an async runtime.
     pub fn solve_now(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {

@@ -98,6 +98,11 @@ impl std::fmt::Debug for RouteCache {
 }
 
 impl RouteCache {
+    /// How many routes have been read.
+    pub fn len(&self) -> usize {
+        self.routes.lock().map_or(0, |r| r.len())
+    }
+
     /// The route data of `db`'s route, read on first use. The lock is held while reading, so
     /// concurrent tasks of one route read it once.
     fn route(&self, db: &GuardedDb, lang: Language) -> Result<Arc<RouteData>> {
