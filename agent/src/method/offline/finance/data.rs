@@ -9,7 +9,9 @@
 //! the route's, not the task's), and builds the matchers once (codes, names, classification
 //! values). A task gets a [`Data`] view of it: when the task states a cutoff, the report ids
 //! its own guarded connection returns (the same TEMP views every other read goes through)
-//! select the reports it may use, so nothing past its boundary reaches a plan.
+//! select the reports it may use, so nothing past its boundary reaches a plan. Those ids are
+//! kept per set of hiding rules (the views' SQL conditions): a later task whose connection
+//! hides rows by the very same conditions sees the very same rows.
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap, HashSet},
@@ -81,6 +83,9 @@ struct RouteData {
     /// Chinese metrics learned from other samples of reports (a cutoff changes the sample),
     /// keyed by the sampled report indices.
     learned: Mutex<HashMap<Vec<usize>, Metrics>>,
+    /// What connections hiding rows by the same rules (table, SQL condition) see: the same
+    /// predicates show the same rows, so tasks with one cutoff read the ids once.
+    views: Mutex<HashMap<Vec<(String, String)>, (Arc<Vec<bool>>, Metrics)>>,
 }
 
 /// Routes read so far in this process, keyed by their file, route and the longest text cell
@@ -130,7 +135,7 @@ pub(super) struct Data {
     pub(super) lang: Language,
     route: Arc<RouteData>,
     /// Which of the route's reports the task sees (`None`: all of them).
-    visible: Option<Vec<bool>>,
+    visible: Option<Arc<Vec<bool>>>,
     metrics: Metrics,
 }
 
@@ -244,6 +249,7 @@ impl RouteData {
             attr_values,
             metrics,
             learned: Mutex::default(),
+            views: Mutex::default(),
         })
     }
 
@@ -297,11 +303,21 @@ impl Data {
         let (Some(_), Some(dated)) = (db.boundary(), dated_table(db.route())) else {
             return Ok(Data { lang, metrics: route.metrics.clone(), route, visible: None });
         };
-        let sql = format!("SELECT {} FROM {}", quote_ident(&dated.key), quote_ident(&dated.table));
-        let ids: HashSet<String> =
-            db.query_with(&sql, usize::MAX)?.rows.iter().filter_map(|r| r.first()).map(text_of).collect();
-        let visible: Vec<bool> = route.reports.iter().map(|r| ids.contains(&r.id)).collect();
-        let metrics = route.metrics_of(&visible, &ids);
+        let rules: Vec<(String, String)> =
+            db.hidden_rules().iter().map(|r| (r.table.clone(), r.keep_when.clone())).collect();
+        let mut views = route.views.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (visible, metrics) = match views.get(&rules) {
+            Some(seen) => seen.clone(),
+            None => {
+                let sql = format!("SELECT {} FROM {}", quote_ident(&dated.key), quote_ident(&dated.table));
+                let ids: HashSet<String> =
+                    db.query_with(&sql, usize::MAX)?.rows.iter().filter_map(|r| r.first()).map(text_of).collect();
+                let visible: Vec<bool> = route.reports.iter().map(|r| ids.contains(&r.id)).collect();
+                let metrics = route.metrics_of(&visible, &ids);
+                views.entry(rules).or_insert((Arc::new(visible), metrics)).clone()
+            }
+        };
+        drop(views);
         Ok(Data { lang, route, visible: Some(visible), metrics })
     }
 
