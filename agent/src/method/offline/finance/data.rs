@@ -59,6 +59,12 @@ pub(super) struct Report {
 /// Metric names (lower-case for English) and their metrics, longest name first.
 type Metrics = Arc<Vec<(String, Metric)>>;
 
+/// The rules a connection hides rows by: (table, SQL condition a visible row satisfies).
+type HidingRules = Vec<(String, String)>;
+
+/// Which reports a connection shows (by index into the route's reports) and their metrics.
+type View = (Arc<Vec<bool>>, Metrics);
+
 /// Everything a finance route holds for every task, read once: companies, annual reports
 /// (ground truth excluded, no cutoff applied) and the look-up structures built from them.
 struct RouteData {
@@ -85,7 +91,7 @@ struct RouteData {
     learned: Mutex<HashMap<Vec<usize>, Metrics>>,
     /// What connections hiding rows by the same rules (table, SQL condition) see: the same
     /// predicates show the same rows, so tasks with one cutoff read the ids once.
-    views: Mutex<HashMap<Vec<(String, String)>, (Arc<Vec<bool>>, Metrics)>>,
+    views: Mutex<HashMap<HidingRules, View>>,
 }
 
 /// Routes read so far in this process, keyed by their file, route and the longest text cell
@@ -303,8 +309,7 @@ impl Data {
         let (Some(_), Some(dated)) = (db.boundary(), dated_table(db.route())) else {
             return Ok(Data { lang, metrics: route.metrics.clone(), route, visible: None });
         };
-        let rules: Vec<(String, String)> =
-            db.hidden_rules().iter().map(|r| (r.table.clone(), r.keep_when.clone())).collect();
+        let rules: HidingRules = db.hidden_rules().iter().map(|r| (r.table.clone(), r.keep_when.clone())).collect();
         let mut views = route.views.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (visible, metrics) = match views.get(&rules) {
             Some(seen) => seen.clone(),
