@@ -69,7 +69,7 @@ for route in "${ROUTES[@]}"; do
   read -r wall rss cpu < <(time_of "$LOGS/index-$route.time")
   units=$(grep -o '[0-9]* units' "$LOGS/index-$route.out" | head -1 | cut -d' ' -f1)
   size=$(du -sm "$INDEX/$route" | cut -f1)
-  printf '%-26s %10s %9s %9s %10s %9s\n' "$route" "$units" "$wall" "$cpu" "$size" "$rss"
+  printf '%-26s %10s %9s %9s %10s %9s  load %s\n' "$route" "$units" "$wall" "$cpu" "$size" "$rss" "$(cut -d' ' -f1 /proc/loadavg)"
   total_wall=$(python3 -c "print(round($total_wall + $wall, 1))")
   total_cpu=$(python3 -c "print(round($total_cpu + $cpu, 1))")
   max_rss=$(( rss > max_rss ? rss : max_rss ))
@@ -100,5 +100,9 @@ q = lambda p: over[round((len(over) - 1) * p)]
 print(f"run {method}: {len(over)} tasks, wall {wall} s (cpu {cpu} s), peak RSS {rss} MiB, "
       f"non-LLM overhead per task p50 {q(0.5):.1f} ms, p95 {q(0.95):.1f} ms, max {over[-1]:.1f} ms")
 EOF
+  echo "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  # The run's own summary: how many tasks finished, then the evaluation over all of them.
+  head -1 "$LOGS/run-$method.out"
+  sed -n '/^all (/,/^$/p' "$LOGS/run-$method.out"
 done
 echo "(load at the end: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -143,6 +143,7 @@ pub fn build_route(
         });
     }
     let dir = route_dir(index_dir, route);
+    remove_stray_staging(index_dir, route)?;
     let identity = CorpusIdentity::of(&corpus_path)?;
     let mut want = requested(route, identity, opts, embedder)?;
     let existed = dir.join(crate::fingerprint::FINGERPRINT_FILE).is_file();
@@ -170,7 +171,7 @@ pub fn build_route(
     }
 
     fs_err::create_dir_all(index_dir)?;
-    let tmp = index_dir.join(format!(".{}.building-{}", route.as_str(), std::process::id()));
+    let tmp = index_dir.join(format!("{}{}", staging_prefix(route), std::process::id()));
     if tmp.exists() {
         fs_err::remove_dir_all(&tmp)?;
     }
@@ -212,6 +213,41 @@ pub fn build_route(
         dense: dense_stats,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// The name of a build's staging folder before the building process's id.
+fn staging_prefix(route: Route) -> String {
+    format!(".{}.building-", route.as_str())
+}
+
+/// Remove the staging folders of `route` left by builds that were killed (their process is
+/// gone), saying so on stderr; a folder of a running build is left alone. Returns the removed
+/// folders.
+fn remove_stray_staging(index_dir: &Path, route: Route) -> Result<Vec<PathBuf>> {
+    if !index_dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let prefix = staging_prefix(route);
+    let mut removed = Vec::new();
+    for entry in fs_err::read_dir(index_dir)? {
+        let path = entry?.path();
+        let pid = path.file_name().and_then(|n| n.to_str()?.strip_prefix(&prefix)?.parse::<u32>().ok());
+        // This process's own folder is the one it is about to write (cleared there).
+        let Some(pid) = pid.filter(|&p| p != std::process::id() && !process_alive(p)) else { continue };
+        if path.is_dir() {
+            fs_err::remove_dir_all(&path)?;
+            tracing::warn!(path = %path.display(), pid, "removed the staging folder of a build that is no longer running");
+            removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
+/// Whether process `pid` exists (Linux: `/proc/<pid>`). Without `/proc` every process counts
+/// as alive, so a folder that may be in use is never removed.
+fn process_alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
 }
 
 /// What a checkpoint must have been written by to be reused: the same embedder, the same

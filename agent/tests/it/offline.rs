@@ -338,3 +338,81 @@ fn offline_planner_answers_questions_reworded_by_hand() {
     // shares only 谅解 with the key and its decisions, and another condition is read too.
     assert!(wrong.len() <= 1, "re-worded questions answered wrongly: {wrong:#?}");
 }
+
+/// String leaves of evidence items (report ids, accessions, codes).
+fn evidence_strings(evidence: &[Value]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for e in evidence {
+        match e {
+            Value::String(s) => {
+                out.insert(s.clone());
+            }
+            Value::Object(m) => out.extend(m.values().filter_map(Value::as_str).map(String::from)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The planner reads a finance route once and shares it across tasks, yet a task that states a
+/// cutoff still sees only what its own guarded connection shows: a forecast with a cutoff three
+/// years before the sample's last report, solved after tasks without a cutoff filled the cache,
+/// cites no report past the cutoff, and answers as a planner that never saw another task.
+#[test]
+fn finance_route_is_read_once_and_a_cutoff_still_hides_later_reports() {
+    use anser_agent::tools::{
+        boundary::{Boundary, Cutoff},
+        sql::{GuardedDb, SqlParams},
+    };
+    let dir = tempfile::TempDir::new().expect("tempdir");
+    let summary = sample(DEFAULT_SEED, dir.path());
+    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
+    let corpus = summary.corpus_dir();
+    let shared = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    assert_eq!(shared.finance_routes_read(), 0);
+    let descriptive: Vec<&PublicTask> =
+        bench.tasks().iter().filter(|t| t.source_file == "finance/zh/descriptive.json").take(5).collect();
+    assert!(!descriptive.is_empty());
+    for task in &descriptive {
+        assert!(Boundary::from_task(task).expect("boundary").is_none());
+        shared.solve_now(task, &mut TaskTrace::new(&task.id));
+    }
+    assert_eq!(shared.finance_routes_read(), 1, "one route read for five tasks");
+
+    // A forecast of the first predictive task's company, told to use nothing after 2021.
+    let template =
+        bench.tasks().iter().find(|t| t.source_file == "finance/zh/predictive.json").expect("a zh predictive task");
+    let last_year = (2000..2100).rev().find(|y| template.instruction.contains(&format!("截至{y}年"))).expect("cutoff");
+    let cutoff = last_year - 3;
+    let task = PublicTask {
+        instruction: template
+            .instruction
+            .replace(&format!("截至{last_year}年"), &format!("截至{cutoff}年"))
+            .replace(&format!("{}年的实际", last_year + 1), &format!("{}年的实际", cutoff + 1)),
+        ..template.clone()
+    };
+    let boundary = Boundary::from_task(&task).expect("boundary").expect("a cutoff");
+    assert_eq!(boundary.cutoff, Cutoff::FiscalYear { last: cutoff });
+
+    // What the task may see, and what exists without a cutoff, straight from the guarded tool.
+    let ids = |task: &PublicTask| -> BTreeSet<String> {
+        let db = GuardedDb::for_task(&corpus, task, SqlParams::DEFAULT).expect("open");
+        let rows = db.query_with("SELECT report_id FROM reports", usize::MAX).expect("ids").rows;
+        rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect()
+    };
+    let visible = ids(&task);
+    let hidden: BTreeSet<String> = ids(descriptive[0]).difference(&visible).cloned().collect();
+    assert!(!hidden.is_empty(), "the cutoff hides reports");
+
+    let mut trace = TaskTrace::new(&task.id);
+    let solved = shared.solve_now(&task, &mut trace);
+    assert_eq!(shared.finance_routes_read(), 1, "the cutoff task reuses the route");
+    let cited = evidence_strings(&solved.evidence);
+    assert!(cited.iter().any(|id| visible.contains(id)), "the forecast cites reports: {:?}", solved.evidence);
+    let leaked: Vec<&String> = cited.intersection(&hidden).collect();
+    assert!(leaked.is_empty(), "reports past the cutoff cited: {leaked:?}");
+
+    let fresh = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    let alone = fresh.solve_now(&task, &mut TaskTrace::new(&task.id));
+    assert_eq!((&alone.answer, &alone.evidence, &alone.status), (&solved.answer, &solved.evidence, &solved.status));
+}

@@ -196,3 +196,37 @@ fn an_index_of_the_previous_format_asks_for_a_rebuild() {
     build_route(&idx, &corpus, Route::FinanceZhRules, &rebuilt, None).expect("rebuild");
     RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("rebuilt index opens");
 }
+
+/// A killed build leaves `.<route>.building-<pid>` behind: the next build of that route removes
+/// it when the process is gone, and leaves the folder of a running build and other routes'
+/// folders alone.
+#[test]
+fn stray_staging_folders_of_dead_builds_are_removed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    rules_corpus(&corpus, RULES);
+    let idx = tmp.path().join("idx");
+    let mut finished = std::process::Command::new("true").spawn().expect("spawn true");
+    let dead = finished.id();
+    finished.wait().expect("wait");
+    let mut running = std::process::Command::new("sleep").arg("60").spawn().expect("spawn sleep");
+    let folder = |route: &str, pid: u32| idx.join(format!(".{route}.building-{pid}"));
+    let stray = folder("finance_zh_rules", dead);
+    let live = folder("finance_zh_rules", running.id());
+    let other_route = folder("finance_en_audit", dead);
+    for d in [&stray, &live, &other_route] {
+        std::fs::create_dir_all(d.join("bm25")).expect("mkdir");
+        std::fs::write(d.join("units.bin"), b"partial").expect("write");
+    }
+    let report = build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None);
+    let (live_kept, other_kept, stray_gone) = (live.is_dir(), other_route.is_dir(), !stray.exists());
+    running.kill().expect("kill sleep");
+    running.wait().expect("wait sleep");
+    assert_eq!(report.expect("build").action, "built");
+    assert!(stray_gone, "the dead build's folder is removed");
+    assert!(live_kept, "a running build's folder is kept");
+    assert!(other_kept, "another route's folder is kept");
+    // Nothing of this process's own build is left behind either.
+    let own = folder("finance_zh_rules", std::process::id());
+    assert!(!own.exists());
+}

@@ -74,11 +74,19 @@ pub const MAX_EXTRACT_CHARS: usize = 300;
 pub struct Offline {
     corpus_root: PathBuf,
     searcher: Arc<dyn Searcher>,
+    /// Finance routes read once per process (see `finance::RouteCache`).
+    finance_routes: finance::RouteCache,
 }
 
 impl Offline {
     pub fn new(corpus_root: PathBuf, searcher: Arc<dyn Searcher>) -> Offline {
-        Offline { corpus_root, searcher }
+        Offline { corpus_root, searcher, finance_routes: finance::RouteCache::default() }
+    }
+
+    /// How many finance routes this planner has read so far (each is read once, then shared
+    /// by every task of the route).
+    pub fn finance_routes_read(&self) -> usize {
+        self.finance_routes.len()
     }
 
     /// Answer one task on the calling thread (what [`Solver::solve`] runs); for tests and
@@ -168,7 +176,7 @@ impl Offline {
     /// SQL look-ups and computations over the finance figures; the extractive fallback answers
     /// what the figures cannot, with the plan's evidence kept.
     fn finance(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
-        let solve = |db: &GuardedDb| finance::solve(db, task);
+        let solve = |db: &GuardedDb| finance::solve(db, task, &self.finance_routes);
         let describe = |plan: &finance::FinPlan, db: &GuardedDb| json!({"plan": plan.plan, "evidence": plan.evidence.len(), "boundary": db.boundary()});
         let Some(plan) = self.traced_plan(task, trace, Stage::Sql, PLANNER_SQL_TEXT, solve, describe)? else {
             return Ok(None);

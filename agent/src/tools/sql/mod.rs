@@ -33,6 +33,7 @@ use rusqlite::{Connection, OpenFlags, config::DbConfig, limits::Limit, types::Va
 use serde::Serialize;
 use serde_json::Value;
 
+pub(crate) use self::views::quote_ident;
 use self::{functions::FnLimits, watch::Watch};
 pub use self::{
     guard::{Policy, first_keyword},
@@ -351,6 +352,11 @@ impl GuardedDb {
 
     pub fn route(&self) -> Route {
         self.route
+    }
+
+    /// The route's SQLite file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     pub fn params(&self) -> SqlParams {

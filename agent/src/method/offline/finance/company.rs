@@ -17,11 +17,8 @@ use crate::method::offline::{legal_predictive::threshold_after, re};
 fn company_reports<'a>(data: &'a Data, companies: &[&Company], years: &[i32]) -> Vec<&'a Report> {
     let mut out = Vec::new();
     for c in companies {
-        let mut rs: Vec<&Report> = data
-            .reports
-            .iter()
-            .filter(|r| r.company == c.key && (years.is_empty() || years.contains(&r.year)))
-            .collect();
+        let mut rs: Vec<&Report> =
+            data.company_reports(&c.key).filter(|r| years.is_empty() || years.contains(&r.year)).collect();
         rs.sort_by_key(|r| r.year);
         out.extend(rs);
     }

@@ -1,22 +1,40 @@
-//! Data loading: companies, annual reports (figures and text) and metric names read once per
-//! task through the guarded connection (ground-truth reports and reports after a stated cutoff
-//! are invisible), and the look-ups of the query against them — named companies, the screened
-//! population, named metrics, years.
+//! Data loading: companies, annual reports (figures and text) and metric names, and the
+//! look-ups of the query against them — named companies, the screened population, named
+//! metrics, years.
+//!
+//! Reading the reports is most of a finance plan's cost at release size (tens of thousands of
+//! reports with their full texts), and it is the same for every task of a route except for the
+//! task's information boundary. So [`RouteCache`] reads a route once per process, through a
+//! guarded connection without a cutoff (ground-truth reports stay invisible: that exclusion is
+//! the route's, not the task's), and builds the matchers once (codes, names, classification
+//! values). A task gets a [`Data`] view of it: when the task states a cutoff, the report ids
+//! its own guarded connection returns (the same TEMP views every other read goes through)
+//! select the reports it may use, so nothing past its boundary reaches a plan. Those ids are
+//! kept per set of hiding rules (the views' SQL conditions): a later task whose connection
+//! hides rows by the very same conditions sees the very same rows.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap, HashSet},
+    path::PathBuf,
+    sync::{Arc, Mutex},
+};
 
-use anser_manifest::{EvidenceKind, Language, Manifest};
+use anser_manifest::{EvidenceKind, Language, Manifest, Route};
+use regex::Regex;
 use serde_json::{Value, json};
 
 use super::{
     Mention,
     glossary::{Metric, ratio_glossary},
-    labels::learn_zh_labels,
+    labels::{LABEL_SAMPLE, learn_zh_labels},
 };
 use crate::{
     Result,
     method::offline::{column_strings, re},
-    tools::sql::GuardedDb,
+    tools::{
+        boundary::dated_table,
+        sql::{GuardedDb, quote_ident},
+    },
 };
 
 #[derive(Debug, Clone)]
@@ -38,22 +56,115 @@ pub(super) struct Report {
     pub(super) text: String,
 }
 
+/// Metric names (lower-case for English) and their metrics, longest name first.
+type Metrics = Arc<Vec<(String, Metric)>>;
+
+/// The rules a connection hides rows by: (table, SQL condition a visible row satisfies).
+type HidingRules = Vec<(String, String)>;
+
+/// Which reports a connection shows (by index into the route's reports) and their metrics.
+type View = (Arc<Vec<bool>>, Metrics);
+
+/// Everything a finance route holds for every task, read once: companies, annual reports
+/// (ground truth excluded, no cutoff applied) and the look-up structures built from them.
+struct RouteData {
+    lang: Language,
+    companies: Vec<Company>,
+    /// Lower-cased company names, parallel to `companies`.
+    lower_names: Vec<String>,
+    /// Every non-empty stock code or ticker.
+    codes: HashSet<String>,
+    reports: Vec<Report>,
+    /// Report indices of each company, in `reports` order.
+    by_company: HashMap<String, Vec<usize>>,
+    /// Figures rows without a year (not reports) still name numeric columns: their id and
+    /// numeric columns.
+    yearless: Vec<(String, BTreeSet<String>)>,
+    /// Columns holding a number in some row.
+    numeric_cols: BTreeSet<String>,
+    /// Classification values seen in `companies`, with the English whole-word matcher.
+    attr_values: Vec<(String, Option<Regex>)>,
+    /// The metrics when every report is visible.
+    metrics: Metrics,
+    /// Chinese metrics learned from other samples of reports (a cutoff changes the sample),
+    /// keyed by the sampled report indices.
+    learned: Mutex<HashMap<Vec<usize>, Metrics>>,
+    /// What connections hiding rows by the same rules (table, SQL condition) see: the same
+    /// predicates show the same rows, so tasks with one cutoff read the ids once.
+    views: Mutex<HashMap<HidingRules, View>>,
+}
+
+/// Routes read so far in this process, keyed by their file, route and the longest text cell
+/// read (the connection's limit shapes the texts).
+#[derive(Default)]
+pub struct RouteCache {
+    routes: Mutex<HashMap<(PathBuf, Route, usize), Arc<RouteData>>>,
+}
+
+impl std::fmt::Debug for RouteCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let routes = self.routes.lock().map(|r| r.keys().map(|(p, ..)| p.clone()).collect()).unwrap_or_default();
+        f.debug_struct("RouteCache").field("routes", &routes as &Vec<PathBuf>).finish()
+    }
+}
+
+impl RouteCache {
+    /// How many routes have been read.
+    pub fn len(&self) -> usize {
+        self.routes.lock().map_or(0, |r| r.len())
+    }
+
+    /// The route data of `db`'s route, read on first use. The lock is held while reading, so
+    /// concurrent tasks of one route read it once.
+    fn route(&self, db: &GuardedDb, lang: Language) -> Result<Arc<RouteData>> {
+        let key = (db.path().to_path_buf(), db.route(), db.params().max_cell_chars);
+        let mut routes = self.routes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = routes.get(&key) {
+            return Ok(found.clone());
+        }
+        let data = if db.boundary().is_none() {
+            RouteData::load(db, lang)?
+        } else {
+            // Without the task's cutoff; the route's ground-truth exclusion still applies.
+            let open = GuardedDb::open(db.path(), db.route(), None, db.params())?;
+            RouteData::load(&open, lang)?
+        };
+        let data = Arc::new(data);
+        routes.insert(key, data.clone());
+        Ok(data)
+    }
+}
+
+/// One task's view of a route: the reports its boundary lets it see and the metrics named
+/// in them.
 pub(super) struct Data {
     pub(super) lang: Language,
-    pub(super) companies: Vec<Company>,
-    pub(super) reports: Vec<Report>,
-    /// Metric names (lower-case for English), longest first.
-    pub(super) metrics: Vec<(String, Metric)>,
-    /// Classification values seen in `companies`.
-    pub(super) attr_values: BTreeSet<String>,
+    route: Arc<RouteData>,
+    /// Which of the route's reports the task sees (`None`: all of them).
+    visible: Option<Arc<Vec<bool>>>,
+    metrics: Metrics,
 }
 
 fn text_of(v: &Value) -> String {
     v.as_str().map(String::from).unwrap_or_else(|| v.to_string())
 }
 
-impl Data {
-    pub(super) fn load(db: &GuardedDb, lang: Language) -> Result<Data> {
+/// The glossary's ratios and the named columns, longest name first.
+fn sorted_metrics(lang: Language, named: impl IntoIterator<Item = (String, Metric)>) -> Metrics {
+    let mut metrics: Vec<(String, Metric)> =
+        ratio_glossary(lang).into_iter().map(|(n, m)| (n.to_string(), m)).collect();
+    metrics.extend(named);
+    metrics.sort_by_key(|(n, _)| std::cmp::Reverse(n.chars().count()));
+    Arc::new(metrics)
+}
+
+/// English columns read as words (`net_operating_cash_flow` → "net operating cash flow").
+fn column_metrics<'a>(cols: impl IntoIterator<Item = &'a str>) -> Vec<(String, Metric)> {
+    cols.into_iter().map(|c| (c.replace('_', " "), Metric::Col(c.to_string()))).collect()
+}
+
+impl RouteData {
+    fn load(db: &GuardedDb, lang: Language) -> Result<RouteData> {
         let (companies_sql, figures_sql, id_col) = match lang {
             Language::Zh => (
                 "SELECT stock_code, company_name, stock_code, COALESCE(industry, ''), COALESCE(exchange, ''), \
@@ -87,6 +198,7 @@ impl Data {
         // The figures query names the company column as the companies table stores the id.
         let company_col = evidence_kind(lang, Population::Companies).records.as_ref().map_or("", |r| r.column.as_str());
         let mut reports = Vec::new();
+        let mut yearless = Vec::new();
         let mut numeric_cols = BTreeSet::new();
         for row in &result.rows {
             let mut vals = BTreeMap::new();
@@ -106,24 +218,126 @@ impl Data {
                     }
                 }
             }
-            if let Some(year) = year {
-                reports.push(Report { company, year, id, vals, text });
+            match year {
+                Some(year) => reports.push(Report { company, year, id, vals, text }),
+                None => yearless.push((id, vals.into_keys().collect())),
             }
         }
-        let mut metrics: Vec<(String, Metric)> =
-            ratio_glossary(lang).into_iter().map(|(n, m)| (n.to_string(), m)).collect();
-        match lang {
+        let mut by_company: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, r) in reports.iter().enumerate() {
+            by_company.entry(r.company.clone()).or_default().push(i);
+        }
+        let metrics = match lang {
+            Language::En => sorted_metrics(lang, column_metrics(numeric_cols.iter().map(String::as_str))),
+            Language::Zh => {
+                sorted_metrics(lang, learn_zh_labels(label_sample(&reports, |_| true).map(|i| &reports[i])))
+            }
+        };
+        let attr_values = attr_values
+            .into_iter()
+            .map(|v| {
+                let whole_word = match lang {
+                    Language::En => Regex::new(&format!(r"\b{}\b", regex::escape(&v))).ok(),
+                    Language::Zh => None,
+                };
+                (v, whole_word)
+            })
+            .collect();
+        Ok(RouteData {
+            lang,
+            lower_names: companies.iter().map(|c| c.name.to_lowercase()).collect(),
+            codes: companies.iter().flat_map(|c| c.codes.iter().filter(|k| !k.is_empty()).cloned()).collect(),
+            companies,
+            reports,
+            by_company,
+            yearless,
+            numeric_cols,
+            attr_values,
+            metrics,
+            learned: Mutex::default(),
+            views: Mutex::default(),
+        })
+    }
+
+    /// The metrics of the reports `visible` keeps: the Chinese labels learned from the visible
+    /// sample, the English columns numeric in some visible row.
+    fn metrics_of(&self, visible: &[bool], ids: &HashSet<String>) -> Metrics {
+        match self.lang {
+            Language::Zh => {
+                let sample: Vec<usize> = label_sample(&self.reports, |i| visible[i]).collect();
+                let mut learned = self.learned.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                learned
+                    .entry(sample)
+                    .or_insert_with_key(|sample| {
+                        sorted_metrics(self.lang, learn_zh_labels(sample.iter().map(|&i| &self.reports[i])))
+                    })
+                    .clone()
+            }
             Language::En => {
-                metrics.extend(numeric_cols.iter().map(|c| (c.replace('_', " "), Metric::Col(c.clone()))));
+                // Stop as soon as every column is seen (usually within the first rows).
+                let mut seen: BTreeSet<&str> = BTreeSet::new();
+                let rows = self.reports.iter().enumerate().filter(|(i, _)| visible[*i]).map(|(_, r)| r.vals.keys());
+                let yearless = self.yearless.iter().filter(|(id, _)| ids.contains(id)).map(|(_, cols)| cols.iter());
+                for cols in rows.map(|k| k.collect::<Vec<_>>()).chain(yearless.map(|k| k.collect())) {
+                    seen.extend(cols.into_iter().map(String::as_str));
+                    if seen.len() == self.numeric_cols.len() {
+                        return self.metrics.clone();
+                    }
+                }
+                sorted_metrics(self.lang, column_metrics(seen))
             }
-            Language::Zh => metrics.extend(learn_zh_labels(&reports)),
         }
-        metrics.sort_by_key(|(n, _)| std::cmp::Reverse(n.chars().count()));
-        Ok(Data { lang, companies, reports, metrics, attr_values })
+    }
+}
+
+/// The reports Chinese labels are learned from: the first [`LABEL_SAMPLE`] visible reports
+/// with text.
+fn label_sample(reports: &[Report], visible: impl Fn(usize) -> bool) -> impl Iterator<Item = usize> {
+    reports
+        .iter()
+        .enumerate()
+        .filter(move |(i, r)| visible(*i) && !r.text.is_empty())
+        .map(|(i, _)| i)
+        .take(LABEL_SAMPLE)
+}
+
+impl Data {
+    /// The task's view of its route: all reports without a cutoff; with one, the reports whose
+    /// ids the task's own connection returns from the dated table.
+    pub(super) fn for_task(cache: &RouteCache, db: &GuardedDb, lang: Language) -> Result<Data> {
+        let route = cache.route(db, lang)?;
+        let (Some(_), Some(dated)) = (db.boundary(), dated_table(db.route())) else {
+            return Ok(Data { lang, metrics: route.metrics.clone(), route, visible: None });
+        };
+        let rules: HidingRules = db.hidden_rules().iter().map(|r| (r.table.clone(), r.keep_when.clone())).collect();
+        let mut views = route.views.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (visible, metrics) = match views.get(&rules) {
+            Some(seen) => seen.clone(),
+            None => {
+                let sql = format!("SELECT {} FROM {}", quote_ident(&dated.key), quote_ident(&dated.table));
+                let ids: HashSet<String> =
+                    db.query_with(&sql, usize::MAX)?.rows.iter().filter_map(|r| r.first()).map(text_of).collect();
+                let visible: Vec<bool> = route.reports.iter().map(|r| ids.contains(&r.id)).collect();
+                let metrics = route.metrics_of(&visible, &ids);
+                views.entry(rules).or_insert((Arc::new(visible), metrics)).clone()
+            }
+        };
+        drop(views);
+        Ok(Data { lang, route, visible: Some(visible), metrics })
+    }
+
+    fn sees(&self, i: usize) -> bool {
+        self.visible.as_ref().is_none_or(|v| v[i])
+    }
+
+    /// The visible reports of one company, in the figures table's order.
+    pub(super) fn company_reports(&self, company: &str) -> impl Iterator<Item = &Report> {
+        let indices = self.route.by_company.get(company).map_or(&[][..], Vec::as_slice);
+        indices.iter().filter(|&&i| self.sees(i)).map(|&i| &self.route.reports[i])
     }
 
     pub(super) fn report(&self, company: &str, year: i32) -> Option<&Report> {
-        self.reports.iter().find(|r| r.company == company && r.year == year)
+        self.company_reports(company).find(|r| r.year == year)
     }
 
     /// A report's evidence item, in the shape the manifest gives its evidence kind.
@@ -136,17 +350,30 @@ impl Data {
         evidence_kind(self.lang, Population::Companies).item(&json!(key))
     }
 
-    /// Companies the query names by code/ticker or name, in query order.
+    /// Companies the query names by code/ticker (in brackets: `(600000)`, `（AAPL）`) or name,
+    /// in query order.
     pub(super) fn named_companies(&self, query: &str) -> Vec<&Company> {
+        let route = &*self.route;
+        // Where each bracketed code first appears: every text between an opening and a later
+        // closing bracket that is a known code.
+        let opens: Vec<(usize, usize)> =
+            query.char_indices().filter(|(_, c)| matches!(c, '(' | '（')).map(|(i, c)| (i, i + c.len_utf8())).collect();
+        let closes: Vec<usize> =
+            query.char_indices().filter(|(_, c)| matches!(c, ')' | '）')).map(|(i, _)| i).collect();
+        let mut code_at: HashMap<&str, usize> = HashMap::new();
+        for &(at, inner) in &opens {
+            for &close in closes.iter().filter(|&&c| c >= inner) {
+                let code = &query[inner..close];
+                if route.codes.contains(code) {
+                    code_at.entry(code).or_insert(at);
+                }
+            }
+        }
         let lower = query.to_lowercase();
         let mut found: Vec<(usize, &Company)> = Vec::new();
-        for c in &self.companies {
-            let by_code = c.codes.iter().filter(|k| !k.is_empty()).find_map(|k| {
-                let pat = format!(r"[(（]{}[)）]", regex::escape(k));
-                regex::Regex::new(&pat).ok()?.find(query).map(|m| m.start())
-            });
-            let by_name = lower.find(&c.name.to_lowercase());
-            if let Some(at) = by_code.or(by_name) {
+        for (c, name) in route.companies.iter().zip(&route.lower_names) {
+            let by_code = c.codes.iter().filter(|k| !k.is_empty()).find_map(|k| code_at.get(k.as_str()).copied());
+            if let Some(at) = by_code.or_else(|| lower.find(name.as_str())) {
                 found.push((at, c));
             }
         }
@@ -157,20 +384,19 @@ impl Data {
     /// The population the query screens: companies with every classification value it names.
     pub(super) fn population(&self, query: &str) -> (Vec<&Company>, Vec<String>) {
         let named: Vec<String> = self
+            .route
             .attr_values
             .iter()
-            .filter(|v| match self.lang {
+            .filter(|(v, whole_word)| match self.lang {
                 Language::Zh => v.chars().count() >= 2 && query.contains(v.as_str()),
-                Language::En => {
-                    regex::Regex::new(&format!(r"\b{}\b", regex::escape(v))).is_ok_and(|p| p.is_match(query))
-                }
+                Language::En => whole_word.as_ref().is_some_and(|p| p.is_match(query)),
             })
-            .cloned()
+            .map(|(v, _)| v.clone())
             .collect();
         // A value inside a longer named value ("主板" in "科创板主板") is not a separate filter.
         let named: Vec<String> =
             named.iter().filter(|v| !named.iter().any(|o| o != *v && o.contains(v.as_str()))).cloned().collect();
-        let pop = self.companies.iter().filter(|c| named.iter().all(|v| c.attrs.contains(v))).collect();
+        let pop = self.route.companies.iter().filter(|c| named.iter().all(|v| c.attrs.contains(v))).collect();
         (pop, named)
     }
 
@@ -182,7 +408,7 @@ impl Data {
         };
         let mut taken: Vec<(usize, usize)> = Vec::new();
         let mut out = Vec::new();
-        for (name, m) in &self.metrics {
+        for (name, m) in self.metrics.iter() {
             for (at, s) in hay.match_indices(name.as_str()) {
                 let end = at + s.len();
                 if taken.iter().any(|(a, b)| at < *b && end > *a) {

@@ -82,7 +82,7 @@ fn outlook_clause(text: &str, name: &str) -> Option<String> {
 /// direction the latest report's forward-looking clause about the named metric states.
 pub(super) fn predictive(data: &Data, task: &PublicTask, companies: &[&Company], metrics: &[Mention]) -> Outcome {
     let company = *companies.first()?;
-    let mut reports: Vec<&Report> = data.reports.iter().filter(|r| r.company == company.key).collect();
+    let mut reports: Vec<&Report> = data.company_reports(&company.key).collect();
     reports.sort_by_key(|r| r.year);
     let evidence: Vec<Value> = reports.iter().rev().take(5).rev().map(|r| data.evidence(r)).collect();
     let latest = *reports.last()?;

@@ -32,15 +32,19 @@ pub(super) fn printed_amount(number: &str, unit: &str) -> Option<(f64, f64)> {
     Some((if neg { -v } else { v } * scale, tolerance))
 }
 
+/// How many reports with text the labels are learned from (the first ones a task sees).
+pub(super) const LABEL_SAMPLE: usize = 40;
+
 /// Chinese labels: the Han run written right before a printed amount (`营业收入8,749,279,719.00元`,
 /// `销售费用为1,234.56万元`, `净利润(3,456.78)万元`) in a report's text names the column whose value
-/// equals that amount, within the printed precision, in the same report (majority over reports).
-pub(super) fn learn_zh_labels(reports: &[Report]) -> Vec<(String, Metric)> {
+/// equals that amount, within the printed precision, in the same report (majority over the
+/// `sample`, see [`LABEL_SAMPLE`]).
+pub(super) fn learn_zh_labels<'a>(sample: impl Iterator<Item = &'a Report>) -> Vec<(String, Metric)> {
     let pat = re(
         r"(\p{Han}{2,24}?)(?:为|是|达|约)?[:：]?\s*([-−]?\d[\d,]*(?:\.\d+)?|[(（]\d[\d,]*(?:\.\d+)?[)）])\s*(亿元|万元|千元|元)",
     );
     let mut votes: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-    for r in reports.iter().filter(|r| !r.text.is_empty()).take(40) {
+    for r in sample {
         for c in pat.captures_iter(&r.text) {
             let Some((v, tol)) = printed_amount(&c[2], &c[3]) else { continue };
             // The label is the tail of the Han run after the last clause word break.

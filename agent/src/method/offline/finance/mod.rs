@@ -44,6 +44,7 @@ use serde_json::{Value, json};
 
 use company::company_task;
 use data::Data;
+pub use data::RouteCache;
 use forecast::predictive;
 use glossary::Metric;
 use grammar::merge_ratios;
@@ -62,9 +63,9 @@ pub struct FinPlan {
 /// A metric the query names: its byte span in the query, its name, the metric.
 type Mention = (usize, usize, String, Metric);
 
-/// Plan and answer one finance reports task.
-pub fn solve(db: &GuardedDb, task: &PublicTask) -> Result<Option<FinPlan>> {
-    let data = Data::load(db, task.group.language)?;
+/// Plan and answer one finance reports task; `cache` holds the route's data across tasks.
+pub fn solve(db: &GuardedDb, task: &PublicTask, cache: &RouteCache) -> Result<Option<FinPlan>> {
+    let data = Data::for_task(cache, db, task.group.language)?;
     let q = task.query.as_str();
     let ty = task.task_type.as_deref().unwrap_or("");
     let companies = data.named_companies(q);
