@@ -5,7 +5,7 @@
 use anser_llm::mock::{Fault, Matcher, MockConfig, MockServer, Reply};
 use serde_json::{Value, json};
 
-use crate::common::{anser_env, stderr, stdout};
+use crate::common::{anser_env, spawn_mock_llm, stderr, stdout};
 
 fn record(id: &str, language: &str, topic: &str, label: &str) -> Value {
     json!({"id": id, "language": language, "tags": {"topics": [topic], "time_sensitivity": {"label": label}},
@@ -85,18 +85,7 @@ fn omb_generate_and_judge_with_values() {
 /// prose reply fails the reply contract and every sample is excluded).
 #[test]
 fn mock_llm_rubric_verdicts_let_omb_judge_score_every_sample() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-
-    let mut child = Command::new(env!("CARGO_BIN_EXE_anser"))
-        .args(["mock-llm", "--port", "0", "--delay-ms", "0", "--rubric-verdicts", "4"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mock-llm starts");
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("first line");
-    let url = first.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).map(str::to_string);
+    let (mut child, first, url) = spawn_mock_llm(&["--port", "0", "--delay-ms", "0", "--rubric-verdicts", "4"]);
     let dir = tempfile::tempdir().expect("tempdir");
     let dataset = dir.path().join("test.jsonl");
     let lines = [
