@@ -37,6 +37,8 @@ use crate::error::{Error, Result};
 use crate::retry::JitterRng;
 use crate::usage::estimate_tokens;
 
+mod verdicts;
+
 /// Delay before each unscripted or scripted answer (`anser mock-llm --delay-ms` default).
 pub const DEFAULT_MOCK_DELAY: Duration = Duration::from_millis(20);
 /// Length of mock embedding vectors when a request does not ask for `dimensions`.
@@ -375,6 +377,9 @@ struct Shared {
     rng: Mutex<JitterRng>,
     seq: AtomicU64,
     faults_injected: AtomicU64,
+    /// Seed of the rubric verdicts for unscripted judge requests (`None`: prose as for any
+    /// other request).
+    rubric_verdicts: Mutex<Option<u64>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -407,6 +412,7 @@ impl MockServer {
             rng: Mutex::new(JitterRng::new(seed)),
             seq: AtomicU64::new(0),
             faults_injected: AtomicU64::new(0),
+            rubric_verdicts: Mutex::new(None),
         });
         let (addr_tx, addr_rx) = std::sync::mpsc::channel::<Result<SocketAddr>>();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -499,6 +505,14 @@ impl MockServer {
         *lock(&self.shared.rng) = JitterRng::new(faults.as_ref().map_or(0, |f| f.seed));
         *lock(&self.shared.faults) = faults;
         Ok(())
+    }
+
+    /// From now on, answer an unscripted chat request whose last user message lists rubrics
+    /// (`**Rubric N**` lines, the rubric-judging prompt) with a valid verdict for every rubric
+    /// id, hit or miss drawn from `seed` and the prompt; other requests keep the prose reply.
+    /// `None` turns it off. Lets a throughput run exercise the whole judging path.
+    pub fn set_rubric_verdicts(&self, seed: Option<u64>) {
+        *lock(&self.shared.rubric_verdicts) = seed;
     }
 
     /// Forgets the recorded requests.
@@ -608,7 +622,11 @@ async fn chat(State(shared): State<Arc<Shared>>, uri: Uri, headers: HeaderMap, r
     let completion =
         |content: Option<String>, tool_calls: Vec<ToolCall>| completion_body(&shared, &body, content, tool_calls);
     match reply {
-        None => completion(Some(default_reply(&body)), Vec::new()),
+        None => {
+            let seed = *lock(&shared.rubric_verdicts);
+            let verdict = seed.and_then(|seed| verdicts::verdict_reply(seed, last_user_message(&body)));
+            completion(Some(verdict.unwrap_or_else(|| default_reply(&body))), Vec::new())
+        }
         Some(Reply::Text(t)) => completion(Some(t), Vec::new()),
         Some(Reply::ToolCalls(calls)) => completion(None, calls),
         Some(Reply::Raw { status, body }) => raw_response(status, "application/json", body),
@@ -704,12 +722,7 @@ fn completion_body(shared: &Shared, req: &Value, content: Option<String>, tool_c
 /// integer or number, a JSON object when `response_format` asks for JSON, else a sentence
 /// quoting the start of the question.
 fn default_reply(req: &Value) -> String {
-    let last_user = req
-        .get("messages")
-        .and_then(Value::as_array)
-        .and_then(|ms| ms.iter().rev().find(|m| m.get("role").and_then(Value::as_str) == Some("user")))
-        .and_then(|m| m.get("content").and_then(Value::as_str))
-        .unwrap_or_default();
+    let last_user = last_user_message(req);
     let digest = Sha256::digest(last_user.as_bytes());
     let n = u64::from_be_bytes(digest[..8].try_into().unwrap_or_default()) % 100;
     let wants_json = req
@@ -726,6 +739,15 @@ fn default_reply(req: &Value) -> String {
         let head: String = last_user.chars().take(60).collect();
         format!("Mock answer {n}: based on the context, the answer to \"{head}\" is {n}.")
     }
+}
+
+/// Text of the last user message of a chat request ("" when there is none).
+fn last_user_message(req: &Value) -> &str {
+    req.get("messages")
+        .and_then(Value::as_array)
+        .and_then(|ms| ms.iter().rev().find(|m| m.get("role").and_then(Value::as_str) == Some("user")))
+        .and_then(|m| m.get("content").and_then(Value::as_str))
+        .unwrap_or_default()
 }
 
 /// Deterministic unit vector for `text`: SplitMix64 seeded by SHA-256 of model and text.

@@ -60,17 +60,45 @@ impl Journal {
     /// Append one record as a JSON line and fsync it. If the write fails half-way the file is cut
     /// back to its previous length, so later records stay on lines of their own.
     pub fn append<T: Serialize + ?Sized>(&mut self, record: &T) -> Result<()> {
+        let before = self.len;
+        self.write_unsynced(record)?;
+        if let Err(e) = self.file.sync_data() {
+            self.cut_back(before);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// Length of the file in bytes: every record written so far, synced or not.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Write one record as a JSON line without fsync (the caller syncs: [`crate::SharedJournal`]);
+    /// returns the file length after it. A failed write is cut back like in [`Journal::append`].
+    pub(crate) fn write_unsynced<T: Serialize + ?Sized>(&mut self, record: &T) -> Result<u64> {
         let mut line =
             serde_json::to_vec(record).map_err(|source| Error::Serialize { path: self.path.clone(), source })?;
         line.push(b'\n');
-        let written = self.file.write_all(&line).and_then(|()| self.file.sync_data());
-        if let Err(e) = written {
-            let _ = self.file.set_len(self.len);
-            let _ = self.file.seek(SeekFrom::Start(self.len));
+        if let Err(e) = self.file.write_all(&line) {
+            self.cut_back(self.len);
             return Err(e.into());
         }
         self.len += line.len() as u64;
-        Ok(())
+        Ok(self.len)
+    }
+
+    /// A second handle on the file, to fsync it without holding the journal.
+    pub(crate) fn sync_handle(&self) -> Result<fs::File> {
+        Ok(self.file.try_clone()?)
+    }
+
+    /// Cut the file back to `len` bytes (best effort: this runs after a failure already being
+    /// reported), so later records start on a line of their own.
+    pub(crate) fn cut_back(&mut self, len: u64) {
+        let _ = self.file.set_len(len);
+        let _ = self.file.seek(SeekFrom::Start(len));
+        self.len = len;
     }
 }
 

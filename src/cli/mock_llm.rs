@@ -35,6 +35,11 @@ pub struct MockLlmArgs {
     /// Without it the mock answers in prose with no tool calls: it tests plumbing only.
     #[arg(long, value_name = "FILE")]
     script: Option<PathBuf>,
+    /// Answer rubric-judging requests (`**Rubric N**` lines, as in `anser omb judge` and
+    /// EvalScope's 1M-Bench prompt) with a valid verdict for every rubric, hit or miss drawn
+    /// from this seed and the prompt; other requests keep the prose answer.
+    #[arg(long, value_name = "SEED")]
+    rubric_verdicts: Option<u64>,
 }
 
 pub fn run(args: MockLlmArgs) -> CliResult {
@@ -50,6 +55,7 @@ pub fn run(args: MockLlmArgs) -> CliResult {
         .map_err(llm_error)?
         .with_report_usage(!args.no_usage);
     let server = MockServer::start_on(args.port, config).map_err(llm_error)?;
+    server.set_rubric_verdicts(args.rubric_verdicts);
     let scripted = rules.len();
     for rule in rules {
         server.add_rule(rule);
@@ -59,6 +65,9 @@ pub fn run(args: MockLlmArgs) -> CliResult {
         println!("  no --script: chat answers are prose without tool calls (plumbing only; agent tasks score 0)");
     } else {
         println!("  playing {scripted} scripted rule(s)");
+    }
+    if let Some(seed) = args.rubric_verdicts {
+        println!("  rubric-judging requests get a valid verdict per rubric (seed {seed})");
     }
     println!("  GENERATION_BASE_URL={} GENERATION_MODEL={}", server.base_url(), anser_llm::mock::DEFAULT_MOCK_MODEL);
     server.wait_for_ctrl_c().map_err(CliError::internal)?;

@@ -1,9 +1,26 @@
 //! Helpers shared by the CLI tests: run the binary, find the examples and ../shared.
 
 use std::{
+    io::{BufRead, BufReader},
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::{Child, Command, Output, Stdio},
 };
+
+/// Start `anser mock-llm` with `args` (include `--port 0`); returns the child, its first
+/// stdout line and the base URL printed in it (`None` when it printed none: it failed to start).
+pub fn spawn_mock_llm(args: &[&str]) -> (Child, String, Option<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_anser"))
+        .arg("mock-llm")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mock-llm starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("first line");
+    let url = first.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).map(str::to_string);
+    (child, first, url)
+}
 
 /// Run `anser` with `args`; returns the full output.
 pub fn anser(args: &[&str]) -> Output {

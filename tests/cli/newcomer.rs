@@ -6,15 +6,14 @@
 //! CI script tied to `./target/debug`) stay fixed. One test per item of the issue.
 
 use std::{
-    io::{BufRead, BufReader},
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
+    process::{Command, Output},
     sync::OnceLock,
 };
 
 use serde_json::Value;
 
-use crate::common::{stderr, stdout};
+use crate::common::{spawn_mock_llm, stderr, stdout};
 
 const REPO: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -433,15 +432,7 @@ fn mock_llm_script_plays_a_tool_calling_session() {
     ]}]});
     std::fs::write(&script, session.to_string()).expect("write");
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_anser"))
-        .args(["mock-llm", "--port", "0", "--delay-ms", "0", "--script", utf8(&script)])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("mock-llm starts");
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("first line");
-    let url = first.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).map(str::to_string);
+    let (mut child, first, url) = spawn_mock_llm(&["--port", "0", "--delay-ms", "0", "--script", utf8(&script)]);
     let o = url.as_ref().map(|url| {
         demo.run(&[
             "run",

@@ -5,7 +5,7 @@
 use anser_llm::mock::{Fault, Matcher, MockConfig, MockServer, Reply};
 use serde_json::{Value, json};
 
-use crate::common::{anser_env, stderr, stdout};
+use crate::common::{anser_env, spawn_mock_llm, stderr, stdout};
 
 fn record(id: &str, language: &str, topic: &str, label: &str) -> Value {
     json!({"id": id, "language": language, "tags": {"topics": [topic], "time_sensitivity": {"label": label}},
@@ -78,4 +78,37 @@ fn omb_generate_and_judge_with_values() {
     let out = anser_env(&args, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("economic_value.md") && stderr(&out).contains("not a number"), "{}", stderr(&out));
+}
+
+/// `anser mock-llm --rubric-verdicts SEED` answers judge requests with a valid verdict for every
+/// rubric, so `omb generate` + `omb judge` against it score every sample (without the flag the
+/// prose reply fails the reply contract and every sample is excluded).
+#[test]
+fn mock_llm_rubric_verdicts_let_omb_judge_score_every_sample() {
+    let (mut child, first, url) = spawn_mock_llm(&["--port", "0", "--delay-ms", "0", "--rubric-verdicts", "4"]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dataset = dir.path().join("test.jsonl");
+    let lines = [
+        record("c1", "cn", "法律", "强时效性"),
+        record("c2", "cn", "法律", "强时效性"),
+        record("g1", "global", "Law", "Time-agnostic"),
+    ];
+    std::fs::write(&dataset, lines.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")).expect("dataset");
+    let (ds, runs) = (dataset.to_string_lossy(), dir.path().join("runs"));
+    let runs = runs.to_string_lossy();
+    let outputs = url.as_ref().map(|base| {
+        let mut generate = vec!["omb", "generate", "--dataset", &ds, "--run-name", "m", "--output-dir", &runs];
+        generate.extend(["--model", "answerer", "--base-url", base, "--api-key", "k"]);
+        let generated = anser_env(&generate, &[]);
+        let mut judge = vec!["omb", "judge", "--dataset", &ds, "--run-name", "m", "--runs-dir", &runs, "--json"];
+        judge.extend(["--judge-model", "judge", "--judge-base-url", base, "--judge-api-key", "k"]);
+        (generated, anser_env(&judge, &[]))
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let (generated, judged) = outputs.unwrap_or_else(|| panic!("no URL in {first:?}"));
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    assert!(judged.status.success(), "{}", stderr(&judged));
+    let report: Value = serde_json::from_str(&stdout(&judged)).expect("report json");
+    assert_eq!((report["overall"]["scored"].as_u64(), report["overall"]["excluded"].as_u64()), (Some(3), Some(0)));
 }

@@ -7,10 +7,20 @@
 //! - `OMB_BENCH_DATASET`: the JSONL file (e.g. from `scripts/omb-throughput/gen_dataset.py`);
 //! - `OMB_BENCH_BASE_URL`: the mock's `/v1` URL;
 //! - `OMB_BENCH_CONCURRENCY` (default 8), `OMB_BENCH_OUT` (default: a temporary directory).
+//!
+//! With `OMB_BENCH_SERVE_PORT` set it is the harness's mock instead: the loopback mock of
+//! `anser-llm` on that port, answering after `OMB_BENCH_MOCK_DELAY_MS` (default 100) with a
+//! plain answer to generation requests and a valid verdict for every rubric of a judge request
+//! (`MockServer::set_rubric_verdicts`, seed `OMB_BENCH_MOCK_SEED`, default 0), until killed.
+//! It is optimised like the bench and spends microseconds per request, so it is not the
+//! bottleneck of either tool, and both tools run their whole scoring path against it.
 
-use std::{collections::BTreeMap, path::PathBuf, time::Instant};
+use std::{collections::BTreeMap, path::PathBuf, time::Duration, time::Instant};
 
-use anser_llm::{ApiKey, EndpointConfig};
+use anser_llm::{
+    ApiKey, EndpointConfig,
+    mock::{MockConfig, MockServer},
+};
 use anser_omb::{
     Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, Mode, Report, RetrySchedule,
     generate, judge_all, load_generations, write_outputs,
@@ -24,7 +34,26 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// `OMB_BENCH_SERVE_PORT` mode: serve the rubric-verdict mock until the process is killed.
+fn serve(port: &str) {
+    let number = |name: &str, default: u64| {
+        std::env::var(name).map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}={v} is not a number")))
+    };
+    let port: u16 = port.parse().unwrap_or_else(|_| panic!("OMB_BENCH_SERVE_PORT={port} is not a port"));
+    let config =
+        MockConfig { delay: Duration::from_millis(number("OMB_BENCH_MOCK_DELAY_MS", 100)), ..MockConfig::server() };
+    let server = MockServer::start_on(port, config).expect("mock server");
+    server.set_rubric_verdicts(Some(number("OMB_BENCH_MOCK_SEED", 0)));
+    println!("omb throughput mock on {}", server.base_url());
+    loop {
+        std::thread::park();
+    }
+}
+
 fn main() {
+    if let Ok(port) = std::env::var("OMB_BENCH_SERVE_PORT") {
+        serve(&port);
+    }
     let (Ok(dataset_path), Ok(base_url)) = (std::env::var("OMB_BENCH_DATASET"), std::env::var("OMB_BENCH_BASE_URL"))
     else {
         println!(

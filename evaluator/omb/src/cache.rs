@@ -6,7 +6,7 @@
 
 use std::{collections::HashMap, path::Path, sync::Mutex};
 
-use anser_runstore::{Journal, read_journal_by_key, sha256_hex};
+use anser_runstore::{SharedJournal, read_journal_by_key, sha256_hex};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -49,7 +49,8 @@ pub fn cache_key(prompt: &str, judge_model: &str, repeat: u32, attempt: u32) -> 
 #[derive(Debug)]
 pub struct JudgeCache {
     entries: Mutex<HashMap<String, ChatReply>>,
-    journal: Mutex<Journal>,
+    /// Group commit: judge workers whose replies arrive together share one fsync.
+    journal: SharedJournal,
 }
 
 impl JudgeCache {
@@ -58,8 +59,8 @@ impl JudgeCache {
         let path = dir.join(CACHE_FILE);
         let contents = read_journal_by_key::<CacheEntry, _, _>(&path, |e| e.key.clone())?;
         let entries = contents.records.into_iter().map(|e| (e.key, e.reply)).collect();
-        let journal = Journal::open(&path)?;
-        Ok(Self { entries: Mutex::new(entries), journal: Mutex::new(journal) })
+        let journal = SharedJournal::open(&path)?;
+        Ok(Self { entries: Mutex::new(entries), journal })
     }
 
     /// Number of cached replies.
@@ -79,8 +80,7 @@ impl JudgeCache {
 
     /// Journal a new reply (fsynced before returning).
     pub fn put(&self, entry: CacheEntry) -> Result<()> {
-        let mut journal = self.journal.lock().map_err(|_| crate::Error::Setting("judge cache lock poisoned".into()))?;
-        journal.append(&entry)?;
+        self.journal.append(&entry)?;
         if let Ok(mut entries) = self.entries.lock() {
             entries.insert(entry.key, entry.reply);
         }

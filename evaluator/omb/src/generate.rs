@@ -12,7 +12,7 @@ use std::{
     },
 };
 
-use anser_runstore::{FingerprintSet, Journal, OpenMode, RunDir, RunName, read_journal, write_json_atomic};
+use anser_runstore::{FingerprintSet, OpenMode, RunDir, RunName, SharedJournal, read_journal, write_json_atomic};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -168,7 +168,8 @@ pub fn generate(
 
     let done: std::collections::HashSet<String> = load_generations(run.path())?.into_iter().map(|g| g.id).collect();
     let todo: Vec<&Record> = dataset.records.iter().filter(|r| !done.contains(&r.id)).collect();
-    let journal = Mutex::new(Journal::open(&run.file(GENERATIONS_FILE))?);
+    // Group commit: workers whose answers arrive together share one fsync.
+    let journal = SharedJournal::open(&run.file(GENERATIONS_FILE))?;
     let finished: Mutex<Vec<Generation>> = Mutex::new(Vec::new());
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let next = AtomicUsize::new(0);
@@ -205,11 +206,7 @@ pub fn generate(
                             stop_reason: None,
                         },
                     };
-                    let appended = journal
-                        .lock()
-                        .map_err(|_| Error::Setting("generation journal lock poisoned".into()))
-                        .and_then(|mut j| j.append(&generation).map_err(Error::from));
-                    match appended {
+                    match journal.append(&generation).map_err(Error::from) {
                         Ok(()) => {
                             if let Ok(mut f) = finished.lock() {
                                 f.push(generation);

@@ -5,3 +5,4 @@ mod atomic;
 mod fingerprint;
 mod journal;
 mod run_dir;
+mod shared_journal;

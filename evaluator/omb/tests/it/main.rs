@@ -5,6 +5,7 @@
 mod acceptance;
 mod addenda;
 mod judging;
+mod mock_verdicts;
 mod official;
 mod probes;
 mod records;
