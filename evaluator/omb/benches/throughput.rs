@@ -40,8 +40,7 @@ fn serve(port: &str) {
         std::env::var(name).map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}={v} is not a number")))
     };
     let port: u16 = port.parse().unwrap_or_else(|_| panic!("OMB_BENCH_SERVE_PORT={port} is not a port"));
-    let config =
-        MockConfig { delay: Duration::from_millis(number("OMB_BENCH_MOCK_DELAY_MS", 100)), ..MockConfig::server() };
+    let config = MockConfig::server().with_delay(Duration::from_millis(number("OMB_BENCH_MOCK_DELAY_MS", 100)));
     let server = MockServer::start_on(port, config).expect("mock server");
     server.set_rubric_verdicts(Some(number("OMB_BENCH_MOCK_SEED", 0)));
     println!("omb throughput mock on {}", server.base_url());

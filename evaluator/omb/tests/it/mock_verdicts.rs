@@ -10,7 +10,7 @@ use anser_llm::{
     mock::{MockConfig, MockServer},
 };
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettings, Mode, RetrySchedule, SampleStatus,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeSettingsBuilder, Mode, RetrySchedule, SampleStatus,
     generate, judge_all, load_generations,
 };
 use anser_runstore::RunName;
@@ -50,8 +50,8 @@ fn run(server: &MockServer) -> Vec<(String, SampleStatus, Option<f64>, usize)> {
         .iter()
         .map(|g| (g.id.clone(), g.prediction(Mode::Evalscope)))
         .collect();
-    let mut judge_settings = JudgeSettings::new("judge");
-    judge_settings.concurrency = 3;
+    let judge_settings =
+        JudgeSettingsBuilder { concurrency: 3, ..JudgeSettingsBuilder::new("judge") }.build().expect("judge settings");
     let cache = JudgeCache::open(dir.path()).expect("cache");
     let judged = judge_all(&dataset, &answers, &judge_settings, &backend, &cache).expect("judge");
     judged

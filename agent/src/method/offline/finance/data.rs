@@ -117,7 +117,7 @@ impl RouteCache {
     /// The route data of `db`'s route, read on first use. The lock is held while reading, so
     /// concurrent tasks of one route read it once.
     fn route(&self, db: &GuardedDb, lang: Language) -> Result<Arc<RouteData>> {
-        let key = (db.path().to_path_buf(), db.route(), db.params().max_cell_chars);
+        let key = (db.path().to_path_buf(), db.route(), db.params().max_cell_chars());
         let mut routes = self.routes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(found) = routes.get(&key) {
             return Ok(found.clone());
