@@ -37,12 +37,21 @@ pub trait Embedder: Send + Sync + std::fmt::Debug {
     fn max_concurrency(&self) -> usize {
         usize::MAX
     }
+    /// What else changes the low bits of the vectors without changing the model: a local
+    /// model's thread layout changes the order of its float sums (vectors differ by ~1e-7).
+    /// Not part of the index fingerprint (the index is the same model); the dense checkpoint
+    /// keys on it so that a resumed build never mixes vectors made with two layouts.
+    fn numeric_layout(&self) -> String {
+        String::new()
+    }
 }
 
 /// Local ONNX encoder.
 #[derive(Debug)]
 pub struct OnnxEmbedder {
     encoder: Encoder,
+    /// Threads, sessions and batch size: see [`Embedder::numeric_layout`].
+    layout: String,
 }
 
 impl OnnxEmbedder {
@@ -54,7 +63,9 @@ impl OnnxEmbedder {
     /// Open an encoder directory with explicit encoder parameters (threads, parallel sessions,
     /// batch size).
     pub fn with_config(dir: &Path, config: &EncoderConfig) -> Result<Self> {
-        Ok(Self { encoder: Encoder::open(dir, config)? })
+        let layout =
+            format!("threads={} sessions={} batch={}", config.threads(), config.sessions(), config.batch_size());
+        Ok(Self { encoder: Encoder::open(dir, config)?, layout })
     }
 }
 
@@ -67,6 +78,9 @@ impl Embedder for OnnxEmbedder {
     }
     fn identity(&self) -> Result<String> {
         Ok(format!("sha256:{}", self.encoder.content_hash()?))
+    }
+    fn numeric_layout(&self) -> String {
+        self.layout.clone()
     }
     fn spec(&self) -> EmbedderSpec {
         let dir = &self.encoder.info().dir;

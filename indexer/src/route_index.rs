@@ -178,7 +178,7 @@ pub fn build_route(
     fs_err::create_dir_all(tmp.join("bm25"))?;
     let checkpoint = match (embedder, &want.dense) {
         (Some(e), Some(dense)) => {
-            let key = checkpoint_key(&want, dense.identity.as_str(), opts.dense.batch)?;
+            let key = checkpoint_key(&want, dense.identity.as_str(), &e.numeric_layout(), opts.dense.batch)?;
             let path = DenseCheckpoint::path_for(index_dir, route.as_str());
             let cp = DenseCheckpoint::open(&path, &key, dense.dim)?;
             if cp.dropped_bytes() > 0 {
@@ -252,9 +252,9 @@ fn process_alive(pid: u32) -> bool {
 
 /// What a checkpoint must have been written by to be reused: the same embedder, the same
 /// corpus content, the same units and the same batches.
-fn checkpoint_key(want: &Fingerprint, identity: &str, batch: usize) -> Result<String> {
+fn checkpoint_key(want: &Fingerprint, identity: &str, layout: &str, batch: usize) -> Result<String> {
     let dense = want.dense.as_ref().map(|d| (&d.model_id, d.dim));
-    serde_json::to_string(&(identity, dense, &want.corpus.sha256, want.chunking, want.route, batch))
+    serde_json::to_string(&(identity, layout, dense, &want.corpus.sha256, want.chunking, want.route, batch))
         .map_err(|e| Error::Param(format!("cannot describe the dense build: {e}")))
 }
 

@@ -111,3 +111,17 @@ fn a_checkpoint_of_another_embedder_is_not_reused() {
     assert_eq!((report.dense.resumed_batches, report.dense.embedded_batches), (0, 12));
     assert_eq!(vectors(&idx).len(), 45 * 16 * 4);
 }
+
+#[test]
+fn a_checkpoint_of_another_numeric_layout_is_not_reused() {
+    let (server, tmp, root) = setup(MockConfig::instant());
+    let idx = tmp.path().join("idx");
+    let failing = Recording::new(embedder(&server), Some(4)).with_layout("threads=1 sessions=1");
+    build_route(&idx, &root, Route::FinanceZhRules, &opts(4, 1), Some(&failing)).expect_err("fault");
+    assert_eq!(failing.batches().len(), 3, "three batches checkpointed before the fault");
+    // Other threads sum floats in another order: the vectors may differ in their low bits, so
+    // the checkpoint of the first layout must not be mixed into this build.
+    let other = Recording::new(embedder(&server), None).with_layout("threads=2 sessions=1");
+    let report = build_route(&idx, &root, Route::FinanceZhRules, &opts(4, 1), Some(&other)).expect("build");
+    assert_eq!((report.dense.resumed_batches, report.dense.embedded_batches), (0, 12));
+}

@@ -22,11 +22,27 @@ pub struct Recording<E> {
     succeeded: Mutex<Vec<Vec<String>>>,
     /// Start of the first call and end of the last one: the embedding part of a build.
     span: Mutex<Option<(Instant, Instant)>>,
+    /// Stands in for the inner embedder's numeric layout when set.
+    layout: Option<String>,
 }
 
 impl<E: Embedder> Recording<E> {
     pub fn new(inner: E, fail_on: Option<usize>) -> Self {
-        Self { inner, fail_on, calls: AtomicUsize::new(0), succeeded: Mutex::new(Vec::new()), span: Mutex::new(None) }
+        Self {
+            inner,
+            fail_on,
+            calls: AtomicUsize::new(0),
+            succeeded: Mutex::new(Vec::new()),
+            span: Mutex::new(None),
+            layout: None,
+        }
+    }
+
+    /// Report `layout` as the numeric layout (as a local model with other threads would).
+    #[allow(dead_code, reason = "the dense-build benchmark includes this file and does not use it")]
+    pub fn with_layout(mut self, layout: &str) -> Self {
+        self.layout = Some(layout.to_string());
+        self
     }
 
     /// The texts of each call that succeeded, in the order they finished.
@@ -53,6 +69,9 @@ impl<E: Embedder> Embedder for Recording<E> {
     }
     fn spec(&self) -> EmbedderSpec {
         self.inner.spec()
+    }
+    fn numeric_layout(&self) -> String {
+        self.layout.clone().unwrap_or_else(|| self.inner.numeric_layout())
     }
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;

@@ -9,9 +9,8 @@ use anser_llm::{
     mock::{Fault, Matcher, MockConfig, MockServer, Reply},
 };
 use anser_omb::{
-    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettings, JudgeSettingsBuilder, Mode,
-    RecordingSleeper, RetrySchedule, SampleResult, SampleStatus, generate, judge_all, load_generations,
-    prompt::judge_prompt,
+    Dataset, EvalscopeBackend, GenerateSettings, JudgeCache, JudgeRun, JudgeSettingsBuilder, Mode, RecordingSleeper,
+    RetrySchedule, SampleResult, SampleStatus, generate, judge_all, load_generations, prompt::judge_prompt,
 };
 use anser_runstore::RunName;
 use serde_json::{Value, json};
@@ -44,10 +43,24 @@ impl Env {
     }
 
     fn judge(&self, dataset: &Dataset, answers: &BTreeMap<String, String>) -> JudgeRun {
+        self.judge_with(dataset, answers, JudgeSettingsBuilder::new("judge"))
+    }
+
+    /// Judged by one worker, so scripted replies are taken in the file's order.
+    fn judge_in_file_order(&self, dataset: &Dataset, answers: &BTreeMap<String, String>) -> JudgeRun {
+        self.judge_with(dataset, answers, JudgeSettingsBuilder { concurrency: 1, ..JudgeSettingsBuilder::new("judge") })
+    }
+
+    fn judge_with(
+        &self,
+        dataset: &Dataset,
+        answers: &BTreeMap<String, String>,
+        settings: JudgeSettingsBuilder,
+    ) -> JudgeRun {
         let dir = tempfile::tempdir().expect("tempdir");
         let cache = JudgeCache::open(dir.path()).expect("cache");
-        judge_all(dataset, answers, &JudgeSettings::new("judge").expect("valid judge settings"), &self.backend, &cache)
-            .expect("judge")
+        let settings = settings.build().expect("valid judge settings");
+        judge_all(dataset, answers, &settings, &self.backend, &cache).expect("judge")
     }
 
     /// `generate` then `judge`, as `anser omb generate` + `anser omb judge --run-name`.
@@ -156,12 +169,7 @@ fn item02_bare_arrays_fail() {
         record_json("b", &[(json!(1), 1)]),
     ]));
     let answers = [("a".to_string(), "x".to_string()), ("b".to_string(), "y".to_string())].into();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let settings = JudgeSettingsBuilder { concurrency: 1, ..JudgeSettingsBuilder::new("judge") }
-        .build()
-        .expect("valid judge settings");
-    let run =
-        judge_all(&d, &answers, &settings, &e.backend, &JudgeCache::open(dir.path()).expect("cache")).expect("judge");
+    let run = e.judge_in_file_order(&d, &answers);
     assert!(reason(&run, "a").starts_with("multiple_json_objects: 3 JSON objects"), "{}", reason(&run, "a"));
     assert!(reason(&run, "b").starts_with("schema"), "{}", reason(&run, "b"));
 }
@@ -327,12 +335,7 @@ fn item09_rubric_id_coercion() {
     let d =
         Dataset::parse(&lines(&(0..n).map(|i| record_json(&format!("r{i}"), &[(json!(3), 1)])).collect::<Vec<_>>()));
     let answers = (0..n).map(|i| (format!("r{i}"), "x".to_string())).collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let settings = JudgeSettingsBuilder { concurrency: 1, ..JudgeSettingsBuilder::new("judge") }
-        .build()
-        .expect("valid judge settings");
-    let run =
-        judge_all(&d, &answers, &settings, &e.backend, &JudgeCache::open(dir.path()).expect("cache")).expect("judge");
+    let run = e.judge_in_file_order(&d, &answers);
     // Replies are taken in request order; with one worker that is file order.
     for i in 0..n {
         let want = if i < accepted.len() { SampleStatus::Scored } else { SampleStatus::Excluded };
