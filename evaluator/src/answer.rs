@@ -199,9 +199,13 @@ pub fn token_f1(prediction: &Py, reference: &Py) -> f64 {
     if overlap == 0 {
         return 0.0;
     }
-    let precision = overlap as f64 / pred.len() as f64;
-    let recall = overlap as f64 / gold.len() as f64;
-    2.0 * precision * recall / (precision + recall)
+    harmonic_f1(overlap as f64 / pred.len() as f64, overlap as f64 / gold.len() as f64)
+}
+
+/// F1, the harmonic mean of precision and recall; 0 when both are 0 (token, evidence-set and
+/// BERTScore F1 all reduce this way).
+pub fn harmonic_f1(precision: f64, recall: f64) -> f64 {
+    if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) }
 }
 
 /// SMAPE on the 0–200 scale; 0 when both sides are zero.

@@ -157,8 +157,7 @@ pub fn score_tokens(candidate: &TokenVectors, reference: &TokenVectors) -> BertS
         .map(|j| sim.iter().map(|row| row[j]).fold(f64::NEG_INFINITY, f64::max))
         .sum::<f64>()
         / nr as f64;
-    let f1 = if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
-    BertScore { precision, recall, f1 }
+    BertScore { precision, recall, f1: crate::answer::harmonic_f1(precision, recall) }
 }
 
 #[cfg(test)]

@@ -266,8 +266,7 @@ pub fn population_scores(predicted: &[String], expected: &[String]) -> SetScores
     let overlap = pred.intersection(&gold).count() as f64;
     let precision = if pred.is_empty() { 0.0 } else { overlap / pred.len() as f64 };
     let recall = if gold.is_empty() { 0.0 } else { overlap / gold.len() as f64 };
-    let f1 = if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
-    SetScores { precision, recall, f1 }
+    SetScores { precision, recall, f1: crate::answer::harmonic_f1(precision, recall) }
 }
 
 #[cfg(test)]

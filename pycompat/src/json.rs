@@ -404,9 +404,27 @@ impl DumpStyle {
 /// `json.dumps(value, ...)` in the given style.
 pub fn dumps(value: &Py, style: DumpStyle) -> String {
     let mut out = String::new();
-    write_value(&mut out, value, style, 0);
+    write_value(&mut out, value, style, &JSON_SPELLING, 0);
     out
 }
+
+/// How a printer spells scalars and strings: the one difference between `json.dumps` and
+/// Python's `repr` of the same value (their containers print alike).
+struct Spelling {
+    null: &'static str,
+    true_: &'static str,
+    false_: &'static str,
+    float: fn(f64) -> String,
+    string: fn(&mut String, &str),
+}
+
+const JSON_SPELLING: Spelling =
+    Spelling { null: "null", true_: "true", false_: "false", float: float_json, string: write_json_str };
+
+/// `repr` of lists and dicts: `, ` and `: ` separators, insertion order, one line.
+const REPR_STYLE: DumpStyle = DumpStyle { sort_keys: false, item_sep: ", ", key_sep: ": ", indent: None };
+const REPR_SPELLING: Spelling =
+    Spelling { null: "None", true_: "True", false_: "False", float: float_repr, string: write_str_repr };
 
 fn newline(out: &mut String, style: DumpStyle, level: usize) {
     if let Some(width) = style.indent {
@@ -415,14 +433,14 @@ fn newline(out: &mut String, style: DumpStyle, level: usize) {
     }
 }
 
-fn write_value(out: &mut String, value: &Py, style: DumpStyle, level: usize) {
+fn write_value(out: &mut String, value: &Py, style: DumpStyle, spelling: &Spelling, level: usize) {
     match value {
-        Py::Null => out.push_str("null"),
-        Py::Bool(true) => out.push_str("true"),
-        Py::Bool(false) => out.push_str("false"),
+        Py::Null => out.push_str(spelling.null),
+        Py::Bool(true) => out.push_str(spelling.true_),
+        Py::Bool(false) => out.push_str(spelling.false_),
         Py::Int(i) => out.push_str(i.as_str()),
-        Py::Float(f) => out.push_str(&float_json(*f)),
-        Py::Str(s) => write_json_str(out, s),
+        Py::Float(f) => out.push_str(&(spelling.float)(*f)),
+        Py::Str(s) => (spelling.string)(out, s),
         Py::List(items) => {
             if items.is_empty() {
                 out.push_str("[]");
@@ -434,7 +452,7 @@ fn write_value(out: &mut String, value: &Py, style: DumpStyle, level: usize) {
                     out.push_str(style.item_sep);
                 }
                 newline(out, style, level + 1);
-                write_value(out, item, style, level + 1);
+                write_value(out, item, style, spelling, level + 1);
             }
             newline(out, style, level);
             out.push(']');
@@ -454,9 +472,9 @@ fn write_value(out: &mut String, value: &Py, style: DumpStyle, level: usize) {
                     out.push_str(style.item_sep);
                 }
                 newline(out, style, level + 1);
-                write_json_str(out, k);
+                (spelling.string)(out, k);
                 out.push_str(style.key_sep);
-                write_value(out, v, style, level + 1);
+                write_value(out, v, style, spelling, level + 1);
             }
             newline(out, style, level);
             out.push('}');
@@ -470,41 +488,8 @@ pub fn py_str(value: &Py) -> String {
         Py::Str(s) => s.clone(),
         other => {
             let mut out = String::new();
-            write_repr(&mut out, other);
+            write_value(&mut out, other, REPR_STYLE, &REPR_SPELLING, 0);
             out
-        }
-    }
-}
-
-fn write_repr(out: &mut String, value: &Py) {
-    match value {
-        Py::Null => out.push_str("None"),
-        Py::Bool(true) => out.push_str("True"),
-        Py::Bool(false) => out.push_str("False"),
-        Py::Int(i) => out.push_str(i.as_str()),
-        Py::Float(f) => out.push_str(&float_repr(*f)),
-        Py::Str(s) => write_str_repr(out, s),
-        Py::List(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_repr(out, item);
-            }
-            out.push(']');
-        }
-        Py::Dict(dict) => {
-            out.push('{');
-            for (i, (k, v)) in dict.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_str_repr(out, k);
-                out.push_str(": ");
-                write_repr(out, v);
-            }
-            out.push('}');
         }
     }
 }

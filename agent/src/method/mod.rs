@@ -24,16 +24,9 @@ pub use vanilla::Vanilla;
 
 pub use crate::solver::{Solved, Solver};
 
-/// Add two usages (estimated if either is).
+/// Add two usages (estimated if either is): [`Usage::add`] on a total that may not exist yet.
 pub fn add_usage(a: Option<Usage>, b: &Usage) -> Option<Usage> {
     let mut sum = a.unwrap_or_default();
-    sum.prompt_tokens += b.prompt_tokens;
-    sum.completion_tokens += b.completion_tokens;
-    sum.total_tokens += b.total_tokens;
-    sum.reasoning_tokens = match (sum.reasoning_tokens, b.reasoning_tokens) {
-        (None, None) => None,
-        (x, y) => Some(x.unwrap_or(0) + y.unwrap_or(0)),
-    };
-    sum.estimated |= b.estimated;
+    sum.add(b);
     Some(sum)
 }
