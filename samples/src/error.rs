@@ -4,43 +4,43 @@
 
 use std::path::PathBuf;
 
-/// Result alias for this crate.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+anser_errors::crate_error! {
+    /// Everything that can go wrong while generating a sample.
+    #[derive(Debug, thiserror::Error)]
+    pub enum Error {
+        path {
+            /// The output folder cannot be used (not empty, holds another sample, is a file).
+            OutputDir,
+        }
 
-/// Everything that can go wrong while generating a sample.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The output folder cannot be used (not empty, holds another sample, is a file).
-    #[error("{path}: {message}")]
-    OutputDir { path: PathBuf, message: String },
+        /// Invalid generation options.
+        #[error("sample options: {0}")]
+        Options(String),
 
-    /// Invalid generation options.
-    #[error("sample options: {0}")]
-    Options(String),
+        /// A generator produced data its own schema or invariants reject (a bug in this crate).
+        #[error("sample generator bug: {0}")]
+        Generator(String),
 
-    /// A generator produced data its own schema or invariants reject (a bug in this crate).
-    #[error("sample generator bug: {0}")]
-    Generator(String),
+        /// SQLite failed while writing a corpus file.
+        #[error("{path}: SQLite error: {source}")]
+        Sqlite {
+            path: PathBuf,
+            #[source]
+            source: rusqlite::Error,
+        },
 
-    /// SQLite failed while writing a corpus file.
-    #[error("{path}: SQLite error: {source}")]
-    Sqlite {
-        path: PathBuf,
-        #[source]
-        source: rusqlite::Error,
-    },
+        /// JSON serialisation failed.
+        #[error("{path}: cannot serialise JSON: {source}")]
+        Json {
+            path: PathBuf,
+            #[source]
+            source: serde_json::Error,
+        },
 
-    /// JSON serialisation failed.
-    #[error("{path}: cannot serialise JSON: {source}")]
-    Json {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
-
-    /// Any other I/O error; fs-err already puts the path in the message.
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
+        /// Any other I/O error; fs-err already puts the path in the message.
+        #[error(transparent)]
+        Io(#[from] std::io::Error),
+    }
 }
 
 impl Error {

@@ -2,37 +2,35 @@
 //! run whose dataset changed) name the file and say what to do; backend and storage errors say
 //! what broke. Per-record problems are never errors: they are reported and the run goes on.
 
-use std::path::PathBuf;
+anser_errors::crate_error! {
+    /// Everything that stops an `omb` command.
+    #[derive(Debug, thiserror::Error)]
+    pub enum Error {
+        path {
+            /// A dataset or responses file is unusable as a whole.
+            Input,
+        }
 
-/// Result alias for this crate.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+        /// A setting is invalid (concurrency 0, no judge model, ...).
+        #[error("invalid setting: {0}")]
+        Setting(String),
 
-/// Everything that stops an `omb` command.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// A dataset or responses file is unusable as a whole.
-    #[error("{path}: {message}")]
-    Input { path: PathBuf, message: String },
+        /// `--resume` on a run whose inputs changed.
+        #[error("{run}: cannot resume, inputs changed since the run started ({changes}); start a new --run-name")]
+        InputsChanged { run: std::path::PathBuf, changes: String },
 
-    /// A setting is invalid (concurrency 0, no judge model, ...).
-    #[error("invalid setting: {0}")]
-    Setting(String),
+        /// The LLM endpoint could not be configured.
+        #[error(transparent)]
+        Llm(#[from] anser_llm::Error),
 
-    /// `--resume` on a run whose inputs changed.
-    #[error("{run}: cannot resume, inputs changed since the run started ({changes}); start a new --run-name")]
-    InputsChanged { run: PathBuf, changes: String },
+        /// Run directory, journal or atomic write failure.
+        #[error(transparent)]
+        Store(#[from] anser_runstore::Error),
 
-    /// The LLM endpoint could not be configured.
-    #[error(transparent)]
-    Llm(#[from] anser_llm::Error),
-
-    /// Run directory, journal or atomic write failure.
-    #[error(transparent)]
-    Store(#[from] anser_runstore::Error),
-
-    /// Any other I/O error; fs-err already puts the path in the message.
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
+        /// Any other I/O error; fs-err already puts the path in the message.
+        #[error(transparent)]
+        Io(#[from] std::io::Error),
+    }
 }
 
 impl Error {
