@@ -245,66 +245,63 @@ enum PublicFile {
     Other(&'static str),
 }
 
-/// Visitor methods for "this was not the expected container": every scalar names its kind; a
-/// container of the wrong kind is consumed with `IgnoredAny` (never built).
-macro_rules! other_kinds {
-    ($out:ident) => {
-        fn visit_bool<E>(self, _: bool) -> std::result::Result<$out, E>
-        where
-            E: serde::de::Error,
-        {
-            Ok($out::Other("a boolean"))
+/// `Deserialize` for `$out` through a visitor `$visitor` that reads the expected container with
+/// the given `visit_seq`/`visit_map` and answers "this was not the expected container" for the
+/// rest: every scalar names its kind; a container of the wrong kind is consumed with
+/// `IgnoredAny` (never built) by the given method.
+macro_rules! deserialize_or_kind {
+    ($visitor:ident, $out:ident, $expecting:literal, { $($container_methods:tt)* }) => {
+        struct $visitor;
+
+        impl<'de> Visitor<'de> for $visitor {
+            type Value = $out;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str($expecting)
+            }
+
+            other_kinds!($out);
+
+            $($container_methods)*
         }
-        fn visit_i64<E>(self, _: i64) -> std::result::Result<$out, E>
-        where
-            E: serde::de::Error,
-        {
-            Ok($out::Other("a number"))
-        }
-        fn visit_u64<E>(self, _: u64) -> std::result::Result<$out, E>
-        where
-            E: serde::de::Error,
-        {
-            Ok($out::Other("a number"))
-        }
-        fn visit_f64<E>(self, _: f64) -> std::result::Result<$out, E>
-        where
-            E: serde::de::Error,
-        {
-            Ok($out::Other("a number"))
-        }
-        fn visit_str<E>(self, _: &str) -> std::result::Result<$out, E>
-        where
-            E: serde::de::Error,
-        {
-            Ok($out::Other("a string"))
-        }
-        fn visit_unit<E>(self) -> std::result::Result<$out, E>
-        where
-            E: serde::de::Error,
-        {
-            Ok($out::Other("null"))
-        }
-        fn visit_none<E>(self) -> std::result::Result<$out, E>
-        where
-            E: serde::de::Error,
-        {
-            Ok($out::Other("null"))
+
+        impl<'de> Deserialize<'de> for $out {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                d.deserialize_any($visitor)
+            }
         }
     };
 }
 
-struct RecordVisitor;
+/// The scalar visitor methods of [`deserialize_or_kind!`]: each names its kind.
+macro_rules! other_kinds {
+    ($out:ident) => {
+        other_kinds!($out;
+            visit_bool(bool) "a boolean", visit_i64(i64) "a number", visit_u64(u64) "a number",
+            visit_f64(f64) "a number", visit_str(&str) "a string";
+            visit_unit "null", visit_none "null");
+    };
+    ($out:ident; $($with:ident($arg:ty) $kind:literal),*; $($without:ident $nothing:literal),*) => {
+        $(
+            fn $with<E>(self, _: $arg) -> std::result::Result<$out, E>
+            where
+                E: serde::de::Error,
+            {
+                Ok($out::Other($kind))
+            }
+        )*
+        $(
+            fn $without<E>(self) -> std::result::Result<$out, E>
+            where
+                E: serde::de::Error,
+            {
+                Ok($out::Other($nothing))
+            }
+        )*
+    };
+}
 
-impl<'de> Visitor<'de> for RecordVisitor {
-    type Value = PublicRecord;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a task object")
-    }
-
-    other_kinds!(PublicRecord);
-
+deserialize_or_kind!(RecordVisitor, PublicRecord, "a task object", {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<PublicRecord, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(PublicRecord::Other("an array"))
@@ -329,25 +326,9 @@ impl<'de> Visitor<'de> for RecordVisitor {
         }
         Ok(PublicRecord::Object(Box::new(fields)))
     }
-}
+});
 
-impl<'de> Deserialize<'de> for PublicRecord {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_any(RecordVisitor)
-    }
-}
-
-struct FileVisitor;
-
-impl<'de> Visitor<'de> for FileVisitor {
-    type Value = PublicFile;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON array of task objects")
-    }
-
-    other_kinds!(PublicFile);
-
+deserialize_or_kind!(FileVisitor, PublicFile, "a JSON array of task objects", {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<PublicFile, A::Error> {
         let mut rows = Vec::new();
         while let Some(row) = seq.next_element::<PublicRecord>()? {
@@ -360,13 +341,7 @@ impl<'de> Visitor<'de> for FileVisitor {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(PublicFile::Other("an object"))
     }
-}
-
-impl<'de> Deserialize<'de> for PublicFile {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_any(FileVisitor)
-    }
-}
+});
 
 /// Parse and validate the public fields of every record of one task file.
 fn parse_public_records(file: &TaskFile, text: &str, manifest: &Manifest) -> Result<Vec<PublicTask>> {
