@@ -67,41 +67,41 @@ mod sql {
     /// benchmarks show its cost against the built-in.
     const LIKE: &str = "SELECT count(*) FROM report_chunks WHERE chunk_text LIKE '%revenue%growth%'";
 
+    /// One guarded query over a fresh connection, timed per run.
+    fn bench_query(bencher: Bencher, sql: &str) {
+        let db = db();
+        bencher.bench_local(|| db.query(sql).expect("runs"));
+    }
+
     #[divan::bench]
     fn count_over_filtered_reports(bencher: Bencher) {
-        let db = db();
-        bencher.bench_local(|| db.query("SELECT count(*) FROM reports").expect("runs"));
+        bench_query(bencher, "SELECT count(*) FROM reports");
     }
 
     #[divan::bench(sample_count = 50)]
     fn join_chunks_reports_200_rows(bencher: Bencher) {
-        let db = db();
-        bencher.bench_local(|| {
-            db.query("SELECT r.report_id, c.chunk_text FROM report_chunks c JOIN reports r USING (report_id) WHERE r.report_year >= 2020")
-                .expect("runs")
-        });
+        bench_query(
+            bencher,
+            "SELECT r.report_id, c.chunk_text FROM report_chunks c JOIN reports r USING (report_id) WHERE r.report_year >= 2020",
+        );
     }
 
     #[divan::bench(sample_count = 50)]
     fn group_by_year_over_filtered_fields(bencher: Bencher) {
-        let db = db();
-        bencher.bench_local(|| {
-            db.query("SELECT r.report_year, count(DISTINCT f.stock_code), avg(f.total_revenue) FROM financial_fields f JOIN reports r USING (report_id) GROUP BY 1")
-                .expect("runs")
-        });
+        bench_query(
+            bencher,
+            "SELECT r.report_year, count(DISTINCT f.stock_code), avg(f.total_revenue) FROM financial_fields f JOIN reports r USING (report_id) GROUP BY 1",
+        );
     }
 
     #[divan::bench(sample_count = 50)]
     fn like_over_chunks_guard(bencher: Bencher) {
-        let db = db();
-        bencher.bench_local(|| db.query(LIKE).expect("runs"));
+        bench_query(bencher, LIKE);
     }
 
     #[divan::bench(sample_count = 50)]
     fn same_scan_without_like_guard(bencher: Bencher) {
-        let db = db();
-        bencher
-            .bench_local(|| db.query("SELECT count(*) FROM report_chunks WHERE length(chunk_text) > 0").expect("runs"));
+        bench_query(bencher, "SELECT count(*) FROM report_chunks WHERE length(chunk_text) > 0");
     }
 
     #[divan::bench(sample_count = 50)]

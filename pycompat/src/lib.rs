@@ -12,8 +12,8 @@
 //! - [`json`]: `json.loads` (the C scanner, position for position, with Python's error text),
 //!   `json.dumps`, `repr(float)` and `str()` of values; uses the two leaves.
 //! - [`numeric`]: Python's `round(x, 6)`, the scaled six-decimal rounding, and
-//!   `numpy.percentile`'s linear interpolation and the benches' nearest-sample percentile; a leaf
-//!   module.
+//!   `numpy.percentile`'s linear interpolation, the benches' nearest-sample percentile and
+//!   `numpy.median`; a leaf module.
 
 pub mod json;
 pub mod numeric;

@@ -1,7 +1,7 @@
 //! The small numeric conventions of the Python side that several crates print: Python's
 //! `round(x, 6)`, the scaled six-decimal rounding the sample generator and the run records use,
-//! `numpy.percentile`'s default (linear) interpolation, and the nearest-sample percentile the
-//! benches report latencies with.
+//! `numpy.percentile`'s default (linear) interpolation, the nearest-sample percentile the
+//! benches report latencies with, and `numpy.median`.
 //!
 //! Each had copies (the agent's compute tool, the sample generator, the evaluator's report, the
 //! run records, the benches) and `round6` had two meanings under one name. Here each meaning has
@@ -44,9 +44,45 @@ pub fn percentile_nearest(sorted: &[f64], q: f64) -> Option<f64> {
     Some(sorted[((q * last as f64).round() as usize).min(last)])
 }
 
+/// The median, `numpy.median`'s value: the middle value, or the mean of the two middle values
+/// for an even count; `None` when empty. The agent's compute tool and the sample generator both
+/// report it (the generator's association values, hence the samples' bytes, depend on it).
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.to_vec();
+    median_in_place(&mut v)
+}
+
+/// [`median`] of `v`, reordering `v` instead of copying it (a bootstrap loop's per-resample
+/// call). The upper middle value is selected by `f64::total_cmp`; for an even count the lower
+/// one is the largest value below it (`f64::max`, so NaN never wins).
+pub fn median_in_place(v: &mut [f64]) -> Option<f64> {
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    let mid = n / 2;
+    let (_, upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    let upper = *upper;
+    if n % 2 == 1 {
+        return Some(upper);
+    }
+    let lower = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((lower + upper) / 2.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+        let mut v = [5.0, -1.0, 2.0, 8.0];
+        assert_eq!(median_in_place(&mut v), Some(3.5));
+    }
 
     #[test]
     fn nearest_percentile_picks_a_sample() {

@@ -22,22 +22,15 @@ use crate::{
     task::{Task, descriptive_and_predictive},
 };
 
-/// Value type of a feature.
-#[derive(Debug, Clone, Copy)]
-pub enum Kind {
-    Bool,
-    Enum(&'static [&'static str]),
-    /// Range, step, unit.
-    Num(f64, f64, f64, &'static str),
-}
+/// Value type of a feature (numbers carry their unit).
+pub type Kind = crate::feature::Kind<&'static str>;
 
 /// A registry feature.
+pub type Feat = crate::feature::Feat<Words, &'static str>;
+
+/// The English wording of a feature.
 #[derive(Debug, Clone, Copy)]
-pub struct Feat {
-    pub key: &'static str,
-    pub kind: Kind,
-    pub p: f64,
-    pub semantic: bool,
+pub struct Words {
     /// Condition phrase (`{}` is replaced by an enum value).
     pub phrase: &'static str,
     /// Opinion sentence when true / for the value (`{}`).
@@ -45,11 +38,11 @@ pub struct Feat {
 }
 
 const fn b(key: &'static str, p: f64, semantic: bool, phrase: &'static str, text: &'static str) -> Feat {
-    Feat { key, kind: Kind::Bool, p, semantic, phrase, text }
+    Feat::boolean(key, p, semantic, Words { phrase, text })
 }
 
 const fn e(key: &'static str, values: &'static [&'static str], phrase: &'static str, text: &'static str) -> Feat {
-    Feat { key, kind: Kind::Enum(values), p: 0.0, semantic: false, phrase, text }
+    Feat::enumerated(key, values, Words { phrase, text })
 }
 
 const fn n(
@@ -61,7 +54,7 @@ const fn n(
     phrase: &'static str,
     text: &'static str,
 ) -> Feat {
-    Feat { key, kind: Kind::Num(lo, hi, step, unit), p: 0.0, semantic: false, phrase, text }
+    Feat::number(key, (lo, hi, step), unit, Words { phrase, text })
 }
 
 /// A matter type.
@@ -400,16 +393,16 @@ pub fn build(ctx: &Ctx) -> Vec<Case> {
             let (value, x, sentence) = match f.kind {
                 Kind::Bool => {
                     let yes = rng.chance(f.p);
-                    (json!(yes), if yes { 1.0 } else { 0.0 }, yes.then(|| f.text.to_string()))
+                    (json!(yes), if yes { 1.0 } else { 0.0 }, yes.then(|| f.words.text.to_string()))
                 }
                 Kind::Enum(vals) => {
                     let j = rng.below(vals.len());
-                    (json!(vals[j]), if j == 0 { 1.0 } else { 0.0 }, Some(f.text.replace("{}", vals[j])))
+                    (json!(vals[j]), if j == 0 { 1.0 } else { 0.0 }, Some(f.words.text.replace("{}", vals[j])))
                 }
                 Kind::Num(lo, hi, step, _) => {
                     let u = rng.unit() * rng.unit();
                     let v = ((lo + (hi - lo) * u) / step).round() * step;
-                    (json!(v), u, Some(f.text.replace("{}", &render_num(v))))
+                    (json!(v), u, Some(f.words.text.replace("{}", &render_num(v))))
                 }
             };
             logit += effects[mi][k] * x;
@@ -474,8 +467,8 @@ fn registry_rows(db: &mut DbWriter) -> Result<()> {
                     ("registry_type", t(if f.semantic { "semantic_feature" } else { "structured_feature" })),
                     ("registry_key", t(format!("{}.{}", m.key, f.key))),
                     ("parent_key", t(m.key)),
-                    ("display_name", t(f.phrase.replace("{}", "…"))),
-                    ("description", t(format!("{}: {}", f.key, f.text.replace("{}", "…")))),
+                    ("display_name", t(f.words.phrase.replace("{}", "…"))),
+                    ("description", t(format!("{}: {}", f.key, f.words.text.replace("{}", "…")))),
                     ("value_type", t(value_type)),
                     ("unit", opt_t(unit)),
                     ("status", t("active")),
@@ -573,7 +566,7 @@ pub fn write(ctx: &Ctx, cases: &[Case], corpus: &Path) -> Result<u64> {
             });
             let quote: Option<String> = value.as_ref().and_then(|_| {
                 let needle = match feat {
-                    Some(f) => f.text.split("{}").next().unwrap_or(f.text).to_string(),
+                    Some(f) => f.words.text.split("{}").next().unwrap_or(f.words.text).to_string(),
                     None => String::new(),
                 };
                 c.sentences.iter().find(|s| !needle.is_empty() && s.starts_with(&needle)).cloned()
@@ -702,13 +695,14 @@ struct Cond {
 fn feat_cond(f: &Feat, cases: &[Case], mi: usize, rng: &mut Rng) -> Option<Cond> {
     let key = f.key;
     match f.kind {
-        Kind::Bool => {
-            Some(Cond { phrase: f.phrase.to_string(), test: Box::new(move |c| c.get(key).and_then(Value::as_bool)) })
-        }
+        Kind::Bool => Some(Cond {
+            phrase: f.words.phrase.to_string(),
+            test: Box::new(move |c| c.get(key).and_then(Value::as_bool)),
+        }),
         Kind::Enum(vals) => {
             let v = *rng.pick(vals);
             Some(Cond {
-                phrase: f.phrase.replace("{}", v),
+                phrase: f.words.phrase.replace("{}", v),
                 test: Box::new(move |c| c.get(key).and_then(Value::as_str).map(|x| x == v)),
             })
         }
@@ -722,7 +716,7 @@ fn feat_cond(f: &Feat, cases: &[Case], mi: usize, rng: &mut Rng) -> Option<Cond>
             let raw = vals[vals.len() / 4 + rng.below(vals.len() / 2 + 1).min(vals.len() - 1 - vals.len() / 4)];
             let th = if step >= 1000.0 { (raw / 10_000.0).round() * 10_000.0 } else { raw.round() }.max(step);
             Some(Cond {
-                phrase: f.phrase.replace("{}", &render_num(th)),
+                phrase: f.words.phrase.replace("{}", &render_num(th)),
                 test: Box::new(move |c| c.get(key).and_then(Value::as_f64).map(|v| v >= th)),
             })
         }

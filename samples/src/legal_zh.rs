@@ -26,29 +26,23 @@ use crate::{
 };
 
 /// Value type of a feature.
-#[derive(Debug, Clone, Copy)]
-pub enum Kind {
-    Bool,
-    Enum(&'static [&'static str]),
-    /// Range and rounding step.
-    Num(f64, f64, f64),
-}
+pub type Kind = crate::feature::Kind<()>;
 
 /// One registry entry.
+pub type Feat = crate::feature::Feat<Words, ()>;
+
+/// The Chinese wording of a boolean feature (empty for structured ones).
 #[derive(Debug, Clone, Copy)]
-pub struct Feat {
-    pub key: &'static str,
-    pub kind: Kind,
-    /// Probability of "是" for booleans.
-    pub p: f64,
-    /// Judged from the text (semantic) rather than read from a structured field.
-    pub semantic: bool,
+pub struct Words {
     /// Phrase for "是" as a condition, and a paraphrase used by semantic tasks.
     pub yes: &'static str,
     pub para: &'static str,
     /// Sentence fragment in the judgment text when "是".
     pub text: &'static str,
 }
+
+/// Structured features are never phrased.
+const UNWORDED: Words = Words { yes: "", para: "", text: "" };
 
 const fn b(
     key: &'static str,
@@ -58,15 +52,15 @@ const fn b(
     para: &'static str,
     text: &'static str,
 ) -> Feat {
-    Feat { key, kind: Kind::Bool, p, semantic, yes, para, text }
+    Feat::boolean(key, p, semantic, Words { yes, para, text })
 }
 
 const fn e(key: &'static str, values: &'static [&'static str]) -> Feat {
-    Feat { key, kind: Kind::Enum(values), p: 0.0, semantic: false, yes: "", para: "", text: "" }
+    Feat::enumerated(key, values, UNWORDED)
 }
 
 const fn n(key: &'static str, lo: f64, hi: f64, step: f64) -> Feat {
-    Feat { key, kind: Kind::Num(lo, hi, step), p: 0.0, semantic: false, yes: "", para: "", text: "" }
+    Feat::number(key, (lo, hi, step), (), UNWORDED)
 }
 
 /// A cause of action with its registry and outcomes.
@@ -369,7 +363,7 @@ pub fn build(ctx: &Ctx) -> Vec<Case> {
                 Kind::Bool => {
                     let yes = rng.chance(f.p);
                     if yes {
-                        facts.push(f.text.to_string());
+                        facts.push(f.words.text.to_string());
                     }
                     ((if yes { "是" } else { "否" }).to_string(), if yes { 1.0 } else { 0.0 })
                 }
@@ -378,7 +372,7 @@ pub fn build(ctx: &Ctx) -> Vec<Case> {
                     facts.push(format!("{}：{}。", f.key, values[j]));
                     (values[j].to_string(), if j == 0 { 1.0 } else { 0.0 })
                 }
-                Kind::Num(lo, hi, step) => {
+                Kind::Num(lo, hi, step, ()) => {
                     let u = rng.unit() * rng.unit();
                     let v = ((lo + (hi - lo) * u) / step).round() * step;
                     facts.push(format!("经查明，{}为{}。", f.key, fmt_num(v, step)));
@@ -475,7 +469,7 @@ struct Cond {
 fn bool_cond(f: &Feat, paraphrase: bool) -> Cond {
     let key = f.key;
     Cond {
-        phrase: (if paraphrase { f.para } else { f.yes }).to_string(),
+        phrase: (if paraphrase { f.words.para } else { f.words.yes }).to_string(),
         test: Box::new(move |c| c.get(key) == Some("是")),
     }
 }
@@ -496,7 +490,7 @@ fn feat_cond(f: &Feat, rng: &mut Rng, cases: &[Case], ai: usize) -> Option<Cond>
             let key = f.key;
             Some(Cond { phrase: format!("{key}为{v}"), test: Box::new(move |c| c.get(key) == Some(v)) })
         }
-        Kind::Num(_, _, step) => {
+        Kind::Num(_, _, step, ()) => {
             let vals: Vec<f64> = cases
                 .iter()
                 .filter(|c| c.anyou == ai)
@@ -650,7 +644,7 @@ fn factor(a: &Anyou, semantic: bool, rng: &mut Rng, cases: &[Case], ai: usize) -
     let key = f.key;
     match f.kind {
         Kind::Bool => Some((
-            (if semantic { f.para } else { f.yes }).to_string(),
+            (if semantic { f.words.para } else { f.words.yes }).to_string(),
             Box::new(move |c: &Case| c.get(key).map(|v| v == "是")),
         )),
         Kind::Enum(values) => {

@@ -16,6 +16,7 @@ mod capital;
 mod date;
 mod db;
 mod error;
+mod feature;
 mod fin;
 mod finance_en;
 mod finance_zh;

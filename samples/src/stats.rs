@@ -152,16 +152,8 @@ pub fn fisher_exact_two_sided(a: u64, b: u64, c: u64, d: u64) -> f64 {
     total.min(1.0)
 }
 
-/// Median of a non-empty sample (`None` when empty).
-pub fn median(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    Some(if v.len() % 2 == 1 { v[m] } else { (v[m - 1] + v[m]) / 2.0 })
-}
+/// Median of a sample (`None` when empty).
+pub use anser_pycompat::numeric::median;
 
 /// Continuous-outcome association between two groups.
 #[derive(Debug, Clone, PartialEq)]
@@ -245,13 +237,6 @@ mod tests {
         assert!((zero.odds_ratio - (0.5 * 5.5) / (5.5 * 5.5)).abs() < 1e-12);
         assert_eq!(plain.n, 60);
         assert_eq!(plain.direction, Direction::Positive, "p = {}", plain.p_value);
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
     }
 
     #[test]

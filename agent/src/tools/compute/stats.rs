@@ -22,7 +22,7 @@
 //! [`Convention`] selects which ones fill the answer's `value` object.
 
 use anser_manifest::Language;
-use anser_pycompat::percentile_linear;
+use anser_pycompat::{numeric::median_in_place, percentile_linear};
 use rand_xoshiro::rand_core::{Rng as _, SeedableRng};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -156,25 +156,7 @@ pub fn normal_two_sided_p(z: f64) -> f64 {
 }
 
 /// Median (mean of the two middle values for an even count); `None` for no values.
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.to_vec();
-    median_in_place(&mut v)
-}
-
-fn median_in_place(v: &mut [f64]) -> Option<f64> {
-    let n = v.len();
-    if n == 0 {
-        return None;
-    }
-    let mid = n / 2;
-    let (_, upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
-    let upper = *upper;
-    if n % 2 == 1 {
-        return Some(upper);
-    }
-    let lower = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Some((lower + upper) / 2.0)
-}
+pub use anser_pycompat::numeric::median;
 
 /// Python's `round(x, 6)`, as the release prints association values.
 pub use anser_pycompat::round6;
@@ -518,13 +500,6 @@ mod tests {
         assert!((erfc(3.0) - 2.209_049_699_858_544e-5).abs() < 1e-17);
         assert!((erfc(-1.0) - 1.842_700_792_949_715).abs() < 1e-15);
         assert!((normal_two_sided_p(1.959_963_984_540_054) - 0.05).abs() < 1e-12);
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
     }
 
     /// The bootstrap generator's first outputs for two seeds, computed with the hand-written
