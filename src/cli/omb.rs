@@ -234,9 +234,9 @@ fn run_judge(args: JudgeArgs) -> CliResult {
                 }
                 let mut usage = anser_omb::TokenUsage::default();
                 for g in &generations {
-                    usage.add(&g.usage);
+                    usage.add(&g.delivery.usage);
                 }
-                let latencies: Vec<f64> = generations.iter().map(|g| g.latency_ms).collect();
+                let latencies: Vec<f64> = generations.iter().map(|g| g.delivery.latency_ms).collect();
                 let generation = serde_json::json!({
                     "answers": generations.len(),
                     "tokens": usage,

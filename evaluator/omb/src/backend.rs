@@ -56,6 +56,13 @@ impl TokenUsage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatReply {
     pub text: String,
+    #[serde(flatten)]
+    pub delivery: Delivery,
+}
+
+/// What a completed call delivered besides its text; a generation journals it as it came.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delivery {
     pub usage: TokenUsage,
     /// Wall time including retries, milliseconds.
     pub latency_ms: f64,
@@ -156,16 +163,18 @@ impl ChatBackend for LlmBackend {
         let outcome = self.with_client(|c| c.chat(&request))?.map_err(|e| e.to_string())?;
         Ok(ChatReply {
             text: outcome.response.text().to_string(),
-            usage: TokenUsage {
-                prompt_tokens: outcome.usage.prompt_tokens,
-                completion_tokens: outcome.usage.completion_tokens,
-                total_tokens: outcome.usage.total_tokens,
-                estimated: outcome.usage.estimated,
+            delivery: Delivery {
+                usage: TokenUsage {
+                    prompt_tokens: outcome.usage.prompt_tokens,
+                    completion_tokens: outcome.usage.completion_tokens,
+                    total_tokens: outcome.usage.total_tokens,
+                    estimated: outcome.usage.estimated,
+                },
+                latency_ms: outcome.latency_ms,
+                attempts: outcome.attempts.len() as u32,
+                plain: outcome.response.reasoning.is_none(),
+                stop_reason: None,
             },
-            latency_ms: outcome.latency_ms,
-            attempts: outcome.attempts.len() as u32,
-            plain: outcome.response.reasoning.is_none(),
-            stop_reason: None,
         })
     }
 }

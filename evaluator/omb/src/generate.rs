@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     Error, Result,
-    backend::{ChatBackend, ChatCall, Role, TokenUsage},
+    backend::{ChatBackend, ChatCall, Delivery, Role, TokenUsage},
     prompt::GENERATION_TEMPERATURE,
     record::{Dataset, Record},
 };
@@ -58,19 +58,9 @@ pub struct Generation {
     pub ok: bool,
     pub response: Option<String>,
     pub error: Option<String>,
-    pub usage: TokenUsage,
-    pub latency_ms: f64,
-    pub attempts: u32,
-    /// The content was a plain string: its first think block is cut before judging.
-    #[serde(default = "plain_default")]
-    pub plain: bool,
-    /// `model_length` / `content_filter` when an HTTP client error became the answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
-}
-
-fn plain_default() -> bool {
-    true
+    /// The reply's usage, latency, attempts, plain flag and stop reason (defaults on failure).
+    #[serde(flatten)]
+    pub delivery: Delivery,
 }
 
 impl Generation {
@@ -79,7 +69,7 @@ impl Generation {
     pub fn prediction(&self, mode: crate::verdict::Mode) -> String {
         let text = self.response.clone().unwrap_or_default();
         match mode {
-            crate::verdict::Mode::Evalscope if self.plain => crate::transport::cleave_think(&text),
+            crate::verdict::Mode::Evalscope if self.delivery.plain => crate::transport::cleave_think(&text),
             _ => text,
         }
     }
@@ -188,22 +178,20 @@ pub fn generate(
                             ok: true,
                             response: Some(reply.text),
                             error: None,
-                            usage: reply.usage,
-                            latency_ms: reply.latency_ms,
-                            attempts: reply.attempts,
-                            plain: reply.plain,
-                            stop_reason: reply.stop_reason,
+                            delivery: reply.delivery,
                         },
                         Err(e) => Generation {
                             id: record.id.clone(),
                             ok: false,
                             response: None,
                             error: Some(e),
-                            usage: TokenUsage::default(),
-                            latency_ms: 0.0,
-                            attempts: 0,
-                            plain: true,
-                            stop_reason: None,
+                            delivery: Delivery {
+                                usage: TokenUsage::default(),
+                                latency_ms: 0.0,
+                                attempts: 0,
+                                plain: true,
+                                stop_reason: None,
+                            },
                         },
                     };
                     match journal.append(&generation).map_err(Error::from) {
@@ -229,16 +217,16 @@ pub fn generate(
     let ok: Vec<&Generation> = finished.iter().filter(|g| g.ok).collect();
     let mut usage = TokenUsage::default();
     for g in &ok {
-        usage.add(&g.usage);
+        usage.add(&g.delivery.usage);
     }
-    let latencies: Vec<f64> = ok.iter().map(|g| g.latency_ms).collect();
+    let latencies: Vec<f64> = ok.iter().map(|g| g.delivery.latency_ms).collect();
     let summary = GenerateSummary {
         run_dir: run.path().display().to_string(),
         records: dataset.records.len(),
         invalid_records: dataset.invalid.len(),
         already_done: done.len(),
         generated: ok.len(),
-        error_answers: ok.iter().filter(|g| g.stop_reason.is_some()).count(),
+        error_answers: ok.iter().filter(|g| g.delivery.stop_reason.is_some()).count(),
         failed: finished.len() - ok.len(),
         usage,
         latency_ms_mean: crate::pycompat::py_mean(&latencies),

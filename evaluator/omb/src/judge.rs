@@ -387,8 +387,8 @@ fn observe(
         if cached {
             obs.cached_calls += 1;
         } else {
-            obs.usage.add(&reply.usage);
-            obs.latency_ms += reply.latency_ms;
+            obs.usage.add(&reply.delivery.usage);
+            obs.latency_ms += reply.delivery.latency_ms;
         }
         match settings.mode() {
             Mode::Evalscope => {

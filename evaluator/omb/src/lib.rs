@@ -37,8 +37,8 @@ pub mod verdict;
 
 pub use aggregate::{Aggregate, Level, Levels, SampleValues, aggregate};
 pub use backend::{
-    ChatBackend, ChatCall, ChatReply, DEFAULT_RETRIES, DEFAULT_RETRY_DELAY, DEFAULT_TIMEOUT, LlmBackend, Role,
-    TokenUsage, Transport,
+    ChatBackend, ChatCall, ChatReply, DEFAULT_RETRIES, DEFAULT_RETRY_DELAY, DEFAULT_TIMEOUT, Delivery, LlmBackend,
+    Role, TokenUsage, Transport,
 };
 pub use cache::{CACHE_FILE, CacheEntry, JudgeCache, cache_key};
 pub use error::{Error, Result};

@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 
 use crate::{
     Error, Result,
-    backend::{ChatBackend, ChatCall, ChatReply, Role, TokenUsage},
+    backend::{ChatBackend, ChatCall, ChatReply, Delivery, Role, TokenUsage},
 };
 
 /// EvalScope's `GenerateConfig.retries`: attempts in all.
@@ -433,7 +433,7 @@ pub fn cleave_think(text: &str) -> String {
 
 /// The text EvalScope uses from a reply: [`cleave_think`] for plain content.
 pub fn completion_text(reply: &ChatReply) -> String {
-    if reply.plain { cleave_think(&reply.text) } else { reply.text.clone() }
+    if reply.delivery.plain { cleave_think(&reply.text) } else { reply.text.clone() }
 }
 
 /// Seconds from `retry-after-ms`, then `Retry-After` (a number or an HTTP date).
@@ -571,11 +571,13 @@ impl ChatBackend for EvalscopeBackend {
         });
         Ok(ChatReply {
             text: completion.text,
-            usage,
-            latency_ms: started.elapsed().as_secs_f64() * 1e3,
-            attempts: outcome.requests,
-            plain: completion.plain,
-            stop_reason: completion.stop_reason,
+            delivery: Delivery {
+                usage,
+                latency_ms: started.elapsed().as_secs_f64() * 1e3,
+                attempts: outcome.requests,
+                plain: completion.plain,
+                stop_reason: completion.stop_reason,
+            },
         })
     }
 }

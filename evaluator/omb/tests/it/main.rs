@@ -21,7 +21,7 @@ use std::{
     },
 };
 
-use anser_omb::{ChatBackend, ChatCall, ChatReply, TokenUsage};
+use anser_omb::{ChatBackend, ChatCall, ChatReply, Delivery, TokenUsage};
 
 /// `tests/data/NAME` parsed as JSON.
 pub fn data(name: &str) -> serde_json::Value {
@@ -72,12 +72,14 @@ impl<F: Fn(&ChatCall, usize) -> Result<String, String> + Sync> ChatBackend for S
         }
         let text = (self.answer)(call, n)?;
         Ok(ChatReply {
-            usage: TokenUsage { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, estimated: false },
             text,
-            latency_ms: 1.5,
-            attempts: 1,
-            plain: true,
-            stop_reason: None,
+            delivery: Delivery {
+                usage: TokenUsage { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12, estimated: false },
+                latency_ms: 1.5,
+                attempts: 1,
+                plain: true,
+                stop_reason: None,
+            },
         })
     }
 }
