@@ -4,6 +4,7 @@
 
 mod acceptance;
 mod addenda;
+mod journal;
 mod judging;
 mod mock_verdicts;
 mod official;
