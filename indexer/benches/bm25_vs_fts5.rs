@@ -20,7 +20,10 @@
 //! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
 //! - `ANSER_BENCH_SKIP_FTS5=1`: leave FTS5 out (to iterate on our side alone);
 //! - `ANSER_BENCH_PROFILE=1`: print each query's time and pruning counters, and time only the
-//!   pruned path (no exhaustive check, no FTS5).
+//!   pruned path (no exhaustive check, no FTS5);
+//! - `ANSER_BENCH_INDEX_DIR=DIR`: keep our index of each route in `DIR/<route>` and reuse it on
+//!   the next run instead of rebuilding (the build column then shows NaN: a reused index was not
+//!   timed). Delete the folder after a change of the index format or of the writer.
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -80,17 +83,29 @@ fn mib(bytes: u64) -> f64 {
 fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], threads: usize) {
     let analyzer = if route.as_str().contains("_zh_") { Analyzer::ZhBigram } else { Analyzer::En };
     let tmp = tempfile::tempdir().expect("tmp");
-    let ours_dir = tmp.path().join("tantivy");
-    fs_err::create_dir_all(&ours_dir).expect("mkdir");
+    // A kept index (ANSER_BENCH_INDEX_DIR) is complete once its marker file exists.
+    let kept = std::env::var_os("ANSER_BENCH_INDEX_DIR").map(|d| PathBuf::from(d).join(route.as_str()));
+    let ours_dir = kept.clone().unwrap_or_else(|| tmp.path().join("tantivy"));
+    let done = ours_dir.join("bench-complete");
 
     // tantivy + our BM25 (k1 1.2, b 0.75, FTS5 idf: the same ranking function).
-    let t0 = Instant::now();
-    let mut w = Bm25Writer::create(&ours_dir, analyzer, threads).expect("writer");
-    for u in units {
-        w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
-    }
-    w.finish().expect("commit");
-    let ours_build = t0.elapsed().as_secs_f64();
+    let ours_build = if kept.is_some() && done.is_file() {
+        f64::NAN
+    } else {
+        if ours_dir.exists() {
+            fs_err::remove_dir_all(&ours_dir).expect("remove a partial kept index");
+        }
+        fs_err::create_dir_all(&ours_dir).expect("mkdir");
+        let t0 = Instant::now();
+        let mut w = Bm25Writer::create(&ours_dir, analyzer, threads).expect("writer");
+        for u in units {
+            w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
+        }
+        w.finish().expect("commit");
+        let build = t0.elapsed().as_secs_f64();
+        fs_err::write(&done, b"").expect("marker");
+        build
+    };
     let ours_size = dir_size(&ours_dir);
     let index = Bm25Index::open(&ours_dir, analyzer).expect("open");
     let params = Bm25Params::new(1.2, 0.75, anser_indexer::Idf::Fts5).expect("params");

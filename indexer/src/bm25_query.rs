@@ -38,7 +38,13 @@
 //! added in: both paths return the same scores bit for bit and the same top k (ties by unit
 //! ordinal).
 
-use std::{collections::BinaryHeap, sync::Arc};
+use std::{
+    collections::BinaryHeap,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+};
 
 use tantivy::{
     DocId, DocSet, Score, SegmentReader, TERMINATED, Term,
@@ -64,6 +70,9 @@ pub const DEFAULT_WINDOW: DocId = 4096;
 /// window, so the k-th score θ is established on few documents before windows grow (in a
 /// window every term that can reach θ is scored term at a time).
 const FIRST_WINDOW: DocId = 128;
+/// Postings (summed over the query's terms and segments) from which a top-k search is split
+/// over threads: below it, starting threads costs more than it saves.
+pub const DEFAULT_PARALLEL_MIN_POSTINGS: u64 = 1_000_000;
 
 /// What the index keeps in memory per segment for scoring.
 #[derive(Debug)]
@@ -106,6 +115,9 @@ pub struct PruneStats {
     pub windows_skipped: u64,
     /// Documents the essential terms reached (each then bounded, filtered, maybe completed).
     pub candidates: u64,
+    /// Runs of consecutive documents of one segment searched (more than the segments when the
+    /// search was split over threads).
+    pub slices: u64,
 }
 
 impl PruneStats {
@@ -121,6 +133,7 @@ impl PruneStats {
         self.docs_filtered += o.docs_filtered;
         self.windows_skipped += o.windows_skipped;
         self.candidates += o.candidates;
+        self.slices += o.slices;
     }
 }
 
@@ -143,6 +156,12 @@ pub struct Bm25Query {
     pub(crate) window: DocId,
     /// Fixed-point scale of the score sums ([`fixed_point_scale`]).
     pub(crate) scale: f64,
+    /// Threads a top-k search may use (1: the caller's thread only).
+    pub(crate) threads: usize,
+    /// Postings from which the search is split over `threads`.
+    pub(crate) parallel_min_postings: u64,
+    /// The query terms' postings over all segments.
+    pub(crate) postings: u64,
     pub(crate) corpus: Arc<Corpus>,
 }
 
@@ -180,6 +199,15 @@ impl Bm25Query {
     #[doc(hidden)]
     pub fn with_window(mut self, docs: DocId) -> Self {
         self.window = docs.max(1);
+        self
+    }
+
+    /// Split a top-k search with at least `min_postings` postings over `threads` threads (≥ 1)
+    /// instead of the defaults (the machine's threads, [`DEFAULT_PARALLEL_MIN_POSTINGS`]).
+    #[doc(hidden)]
+    pub fn with_threads(mut self, threads: usize, min_postings: u64) -> Self {
+        self.threads = threads.max(1);
+        self.parallel_min_postings = min_postings;
         self
     }
 
@@ -230,16 +258,36 @@ impl Ord for Entry {
 }
 
 /// The k best (score desc, ordinal asc) offered documents.
-struct TopK {
+///
+/// When the search is split over threads, each thread keeps its own k best and publishes its
+/// k-th score in `shared` (scores are positive, so their bits order as the scores do): every
+/// thread's k-th score is at most the final k-th score, so the largest of them is a threshold
+/// all threads may prune with, and it only ever drops documents that cannot enter the final k.
+struct TopK<'a> {
     k: usize,
     heap: BinaryHeap<Entry>,
+    shared: Option<&'a AtomicU64>,
 }
 
-impl Sink for TopK {
-    fn threshold(&self) -> f64 {
+impl<'a> TopK<'a> {
+    fn new(k: usize, shared: Option<&'a AtomicU64>) -> Self {
+        TopK { k, heap: BinaryHeap::with_capacity(k + 1), shared }
+    }
+
+    fn local_threshold(&self) -> f64 {
         match self.heap.peek() {
             Some(w) if self.heap.len() == self.k => w.0.score,
             _ => f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Sink for TopK<'_> {
+    fn threshold(&self) -> f64 {
+        let local = self.local_threshold();
+        match self.shared {
+            Some(s) => local.max(f64::from_bits(s.load(Ordering::Relaxed))),
+            None => local,
         }
     }
 
@@ -250,6 +298,14 @@ impl Sink for TopK {
         } else if self.heap.peek().is_some_and(|w| e < *w) {
             self.heap.pop();
             self.heap.push(e);
+        } else {
+            return;
+        }
+        let local = self.local_threshold();
+        if let Some(s) = self.shared
+            && local > 0.0
+        {
+            s.fetch_max(local.to_bits(), Ordering::Relaxed);
         }
     }
 }
@@ -354,6 +410,35 @@ impl Cursor<'_> {
     }
 }
 
+/// The part of a segment one thread searches: documents `lo..hi` of segment `seg`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slice {
+    seg: usize,
+    lo: DocId,
+    hi: DocId,
+}
+
+/// The segments' documents (`max_doc` per segment) cut into `parts` runs of consecutive
+/// documents of about equal length, each run a list of slices in segment and document order.
+fn partition(max_docs: &[DocId], parts: usize) -> Vec<Vec<Slice>> {
+    let total: u64 = max_docs.iter().map(|&m| u64::from(m)).sum();
+    let parts = (parts.max(1) as u64).min(total.max(1));
+    let mut out = vec![Vec::new(); parts as usize];
+    let mut base = 0u64;
+    for (seg, &max_doc) in max_docs.iter().enumerate() {
+        let (first, last) = (base, base + u64::from(max_doc));
+        for (p, run) in out.iter_mut().enumerate() {
+            let (from, to) = (total * p as u64 / parts, total * (p as u64 + 1) / parts);
+            let (lo, hi) = (from.max(first), to.min(last));
+            if lo < hi {
+                run.push(Slice { seg, lo: (lo - first) as DocId, hi: (hi - first) as DocId });
+            }
+        }
+        base = last;
+    }
+    out
+}
+
 impl Bm25Weight {
     fn open_postings(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(usize, SegmentPostings, u64)>> {
         let mut out = Vec::new();
@@ -367,18 +452,60 @@ impl Bm25Weight {
         Ok(out)
     }
 
-    /// The `k` best units, best first (ties by unit ordinal), with postings counters.
+    /// The `k` best units, best first (ties by unit ordinal), with postings counters. A query
+    /// with many postings is searched on several threads (see [`Bm25Query::with_threads`]),
+    /// each over a run of consecutive documents, sharing the k-th score ([`TopK`]).
     pub fn top_k(&self, searcher: &tantivy::Searcher, k: usize) -> tantivy::Result<(Vec<Scored>, PruneStats)> {
-        let mut top = TopK { k, heap: BinaryHeap::with_capacity(k + 1) };
         let mut stats = PruneStats::default();
-        if k > 0 {
-            for reader in searcher.segment_readers() {
-                stats.add(&self.prune(reader, &mut top)?);
+        if k == 0 {
+            return Ok((Vec::new(), stats));
+        }
+        let readers = searcher.segment_readers();
+        let q = &self.query;
+        let threads = if q.postings >= q.parallel_min_postings { q.threads } else { 1 };
+        let max_docs: Vec<DocId> = readers.iter().map(SegmentReader::max_doc).collect();
+        let runs = partition(&max_docs, threads);
+        let mut entries = Vec::with_capacity(k * runs.len());
+        if runs.len() <= 1 {
+            let mut top = TopK::new(k, None);
+            for reader in readers {
+                stats.add(&self.prune(reader, 0, reader.max_doc(), &mut top)?);
+            }
+            entries.extend(top.heap.into_iter().map(|e| e.0));
+        } else {
+            let shared = AtomicU64::new(0.0f64.to_bits());
+            let results = std::thread::scope(|s| {
+                let workers: Vec<_> = runs
+                    .iter()
+                    .map(|run| {
+                        let shared = &shared;
+                        s.spawn(move || -> tantivy::Result<(Vec<Scored>, PruneStats)> {
+                            let mut top = TopK::new(k, Some(shared));
+                            let mut stats = PruneStats::default();
+                            for sl in run {
+                                stats.add(&self.prune(&readers[sl.seg], sl.lo, sl.hi, &mut top)?);
+                            }
+                            Ok((top.heap.into_iter().map(|e| e.0).collect(), stats))
+                        })
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .map(|w| {
+                        w.join().unwrap_or_else(|_| {
+                            Err(tantivy::TantivyError::InternalError("BM25 search thread panicked".into()))
+                        })
+                    })
+                    .collect::<tantivy::Result<Vec<_>>>()
+            })?;
+            for (part, part_stats) in results {
+                entries.extend(part);
+                stats.add(&part_stats);
             }
         }
-        let mut hits: Vec<Scored> = top.heap.into_iter().map(|e| e.0).collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
-        Ok((hits, stats))
+        entries.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        entries.truncate(k);
+        Ok((entries, stats))
     }
 
     /// Every admitted matching unit scored by the exhaustive scorer, best first (the reference
@@ -397,17 +524,27 @@ impl Bm25Weight {
         Ok(hits)
     }
 
-    /// Block-max MaxScore over one segment, window by window (see the module docs).
-    fn prune(&self, reader: &SegmentReader, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
+    /// Block-max MaxScore over documents `lo..hi` of one segment, window by window (see the
+    /// module docs).
+    fn prune(&self, reader: &SegmentReader, lo: DocId, hi: DocId, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
         let q = &self.query;
         let seg = q.corpus.segment(reader.segment_id())?.clone();
         let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
-        let mut stats = PruneStats::default();
+        let mut stats = PruneStats { slices: 1, ..PruneStats::default() };
         let mut cursors: Vec<Cursor> = Vec::new();
         for (idx, postings, start) in self.open_postings(reader)? {
             let idf = q.terms[idx].idf;
-            stats.postings += u64::from(postings.doc_freq());
-            let blocks = seg.stats.blocks(start);
+            // Each posting is counted once, by the slice that starts the segment.
+            if lo == 0 {
+                stats.postings += u64::from(postings.doc_freq());
+            }
+            // Only the blocks overlapping lo..hi: from the first ending at or after lo to the
+            // first ending at or after hi − 1.
+            let blocks = seg.stats.blocks(start).map(|all| {
+                let from = all.partition_point(|b| b.last_doc < lo);
+                let to = all.partition_point(|b| b.last_doc < hi.saturating_sub(1)).saturating_add(1).min(all.len());
+                &all[from..to.max(from)]
+            });
             let block_ub: Vec<f64> = blocks
                 .unwrap_or(&[])
                 .iter()
@@ -437,13 +574,12 @@ impl Bm25Weight {
         let mut nb = vec![0.0; n + 1];
         let mut acc = vec![0u64; window];
         let mut hit = vec![0u64; window.div_ceil(64)];
-        let max_doc = reader.max_doc();
-        let lens = &seg.stats.lens;
+                let lens = &seg.stats.lens;
         let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
-        let mut start = 0;
+        let mut start = lo;
         let mut span = FIRST_WINDOW.min(q.window);
-        while start < max_doc {
-            let end = start.saturating_add(span).min(max_doc);
+        while start < hi {
+            let end = start.saturating_add(span).min(hi);
             span = span.saturating_mul(2).min(q.window);
             let mut theta = sink.threshold();
             let mut total = 0.0;
@@ -570,7 +706,7 @@ impl Weight for Bm25Weight {
         reader: &SegmentReader,
         callback: &mut dyn FnMut(DocId, Score) -> Score,
     ) -> tantivy::Result<()> {
-        self.prune(reader, &mut CallbackSink { threshold, callback })?;
+        self.prune(reader, 0, reader.max_doc(), &mut CallbackSink { threshold, callback })?;
         Ok(())
     }
 }
@@ -666,5 +802,21 @@ impl DocSet for Bm25Scorer {
 impl Scorer for Bm25Scorer {
     fn score(&mut self) -> Score {
         self.score_f64() as Score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_cuts_segments_into_equal_runs_in_order() {
+        let runs = partition(&[10, 4, 6], 2);
+        let s = |seg, lo, hi| Slice { seg, lo, hi };
+        assert_eq!(runs, vec![vec![s(0, 0, 10)], vec![s(1, 0, 4), s(2, 0, 6)]]);
+        let runs = partition(&[7, 5], 3);
+        assert_eq!(runs, vec![vec![s(0, 0, 4)], vec![s(0, 4, 7), s(1, 0, 1)], vec![s(1, 1, 5)]]);
+        assert_eq!(partition(&[2], 8).len(), 2, "never more runs than documents");
+        assert_eq!(partition(&[], 4), vec![Vec::new()]);
     }
 }

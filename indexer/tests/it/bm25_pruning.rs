@@ -59,6 +59,7 @@ fn pruned_top_k_equals_exhaustive_scoring() {
     // Every path of the pruned search is taken somewhere: windows skipped whole, candidates
     // filtered out, candidates dropped before being completed.
     let mut windowed_stats = anser_indexer::PruneStats::default();
+    let mut split_slices = u64::MAX;
     for (route, analyzer) in [
         (Route::FinanceZhReports, Analyzer::ZhBigram),
         (Route::FinanceZhReports, Analyzer::ZhJieba),
@@ -93,6 +94,12 @@ fn pruned_top_k_equals_exhaustive_scoring() {
                         windowed_stats.candidates += ws.candidates;
                         windowed_stats.docs_scored += ws.docs_scored;
                         same(route.as_str(), &format!("{what} window 64"), &windowed, &all[..all.len().min(k)]);
+                        // Split over 3 threads whatever the postings (runs of consecutive
+                        // documents sharing the k-th score).
+                        let (split, ss) = bm25.top_k(&query.with_threads(3, 0), k).expect("split");
+                        same(route.as_str(), &format!("{what} 3 threads"), &split, &all[..all.len().min(k)]);
+                        assert_eq!(ss.postings, ws.postings, "{what}: postings counted once");
+                        split_slices = split_slices.min(ss.slices);
                         if k == 10 && filter.is_none() {
                             postings += stats.postings;
                             scored += stats.scored;
@@ -105,6 +112,7 @@ fn pruned_top_k_equals_exhaustive_scoring() {
     let w = windowed_stats;
     assert!(w.windows_skipped > 0 && w.docs_filtered > 0, "a path of the pruned search was never taken: {w:?}");
     assert!(w.docs_scored + w.docs_filtered < w.candidates, "no candidate was dropped before completion: {w:?}");
+    assert!(split_slices >= 3, "a split search searched {split_slices} slices");
     assert!(evidence_filters > 0, "no route of the sample had an evidence kind only some units name");
     assert!(scored < postings / 2, "top-10 queries scored {scored} of {postings} postings");
 }
