@@ -115,6 +115,8 @@ pub struct PruneStats {
     pub windows_skipped: u64,
     /// Documents the essential terms reached (each then bounded, filtered, maybe completed).
     pub candidates: u64,
+    /// Non-essential postings lists moved forward to a candidate.
+    pub seeks: u64,
     /// Runs of consecutive documents of one segment searched (more than the segments when the
     /// search was split over threads).
     pub slices: u64,
@@ -133,6 +135,7 @@ impl PruneStats {
         self.docs_filtered += o.docs_filtered;
         self.windows_skipped += o.windows_skipped;
         self.candidates += o.candidates;
+        self.seeks += o.seeks;
         self.slices += o.slices;
     }
 }
@@ -396,15 +399,19 @@ impl Cursor<'_> {
         }
     }
 
-    /// Bound of this term's score for document `d` (0 past its last posting).
-    fn bound_at(&mut self, d: DocId) -> f64 {
+    /// Bound of this term's score for document `d` (0 past its last posting), and the last
+    /// document it holds for (the end of `d`'s block; `DocId::MAX` when it never changes).
+    fn bound_until(&mut self, d: DocId) -> (f64, DocId) {
         match self.blocks {
-            None => self.ub,
+            None => (self.ub, DocId::MAX),
             Some(blocks) => {
                 while self.at < blocks.len() && blocks[self.at].last_doc < d {
                     self.at += 1;
                 }
-                self.block_ub.get(self.at).copied().unwrap_or(0.0)
+                match blocks.get(self.at) {
+                    Some(b) => (self.block_ub[self.at], b.last_doc),
+                    None => (0.0, DocId::MAX),
+                }
             }
         }
     }
@@ -601,6 +608,9 @@ impl Bm25Weight {
             while ne < n && below(prefix[ne + 1], theta) {
                 ne += 1;
             }
+            // `nb` (the non-essential terms' block bounds, prefix-summed) holds for candidates up
+            // to `nb_until`, the first end of one of their blocks: recomputed only past it.
+            let mut nb_until: Option<DocId> = None;
             // The essential terms, term at a time, into the window's accumulators.
             for &o in &order[ne..] {
                 let c = &mut cursors[o];
@@ -634,8 +644,14 @@ impl Bm25Weight {
                     if below(unfixed(sum, scale) + prefix[ne], theta) {
                         continue;
                     }
-                    for i in 0..ne {
-                        nb[i + 1] = nb[i] + cursors[order[i]].bound_at(d);
+                    if nb_until.is_none_or(|u| d > u) {
+                        let mut until = DocId::MAX;
+                        for i in 0..ne {
+                            let (bound, last) = cursors[order[i]].bound_until(d);
+                            nb[i + 1] = nb[i] + bound;
+                            until = until.min(last);
+                        }
+                        nb_until = Some(until);
                     }
                     let dl = len_of(d);
                     let mut complete = true;
@@ -647,6 +663,7 @@ impl Bm25Weight {
                         let c = &mut cursors[order[i]];
                         if c.postings.doc() < d {
                             c.postings.seek(d);
+                            stats.seeks += 1;
                         }
                         if c.postings.doc() == d {
                             let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
