@@ -224,12 +224,18 @@ impl Bm25Index {
     pub fn query(&self, terms: &[String], params: &Bm25Params, filter: &UnitFilter) -> Result<Bm25Query> {
         let mut weighted = Vec::with_capacity(terms.len());
         let mut postings = 0;
+        let readers = self.searcher.segment_readers();
+        let inverted =
+            readers.iter().map(|r| r.inverted_index(self.fields.text)).collect::<tantivy::Result<Vec<_>>>()?;
         for t in terms {
             let term = Term::from_field_text(self.fields.text, t);
-            let n = self.searcher.doc_freq(&term)?;
+            // One dictionary lookup per segment gives both the document frequency and where the
+            // postings are.
+            let infos = inverted.iter().map(|i| i.get_term_info(&term)).collect::<std::io::Result<Vec<_>>>()?;
+            let n: u64 = infos.iter().flatten().map(|i| u64::from(i.doc_freq)).sum();
             if n > 0 {
                 postings += n;
-                weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n) });
+                weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n), infos });
             }
         }
         Ok(Bm25Query {
@@ -242,7 +248,7 @@ impl Bm25Index {
             postings,
             scale: crate::bm25_query::fixed_point_scale(&weighted, params),
             corpus: self.corpus.clone(),
-            terms: weighted,
+            terms: weighted.into(),
         })
     }
 

@@ -49,7 +49,7 @@ use std::{
 use tantivy::{
     DocId, DocSet, Score, SegmentReader, TERMINATED, Term,
     index::SegmentId,
-    postings::{Postings, SegmentPostings},
+    postings::{Postings, SegmentPostings, TermInfo},
     query::{EnableScoring, Explanation, Query, Scorer, Weight},
     schema::IndexRecordOption,
 };
@@ -93,10 +93,15 @@ pub(crate) struct Corpus {
 }
 
 impl Corpus {
-    fn segment(&self, id: SegmentId) -> tantivy::Result<&Arc<SegmentData>> {
-        self.segments.iter().find(|s| s.id == id).ok_or_else(|| {
+    /// The position of segment `id` in `segments`.
+    fn position(&self, id: SegmentId) -> tantivy::Result<usize> {
+        self.segments.iter().position(|s| s.id == id).ok_or_else(|| {
             tantivy::TantivyError::InternalError(format!("no BM25 statistics for segment {}", id.uuid_string()))
         })
+    }
+
+    fn segment(&self, id: SegmentId) -> tantivy::Result<&Arc<SegmentData>> {
+        Ok(&self.segments[self.position(id)?])
     }
 }
 
@@ -145,12 +150,15 @@ impl PruneStats {
 pub(crate) struct QueryTerm {
     pub term: Term,
     pub idf: f64,
+    /// Where its postings are in each segment (`Corpus::segments` order; `None`: not there),
+    /// looked up once when the query is made rather than again by every search of it.
+    pub infos: Vec<Option<TermInfo>>,
 }
 
 /// Our BM25 over the distinct terms of a query, as a tantivy query.
 #[derive(Clone)]
 pub struct Bm25Query {
-    pub(crate) terms: Vec<QueryTerm>,
+    pub(crate) terms: Arc<[QueryTerm]>,
     pub(crate) params: Bm25Params,
     pub(crate) filter: UnitFilter,
     /// When set, only these unit ordinals are admitted.
@@ -184,7 +192,7 @@ impl Query for Bm25Query {
     }
 
     fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
-        for t in &self.terms {
+        for t in self.terms.iter() {
             visitor(&t.term, false);
         }
     }
@@ -448,11 +456,12 @@ fn partition(max_docs: &[DocId], parts: usize) -> Vec<Vec<Slice>> {
 
 impl Bm25Weight {
     fn open_postings(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(usize, SegmentPostings, u64)>> {
+        let seg = self.query.corpus.position(reader.segment_id())?;
         let mut out = Vec::new();
         for (idx, t) in self.query.terms.iter().enumerate() {
-            let inverted = reader.inverted_index(t.term.field())?;
-            if let Some(info) = inverted.get_term_info(&t.term)? {
-                let p = inverted.read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
+            if let Some(Some(info)) = t.infos.get(seg) {
+                let inverted = reader.inverted_index(t.term.field())?;
+                let p = inverted.read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
                 out.push((idx, p, info.postings_range.start as u64));
             }
         }
