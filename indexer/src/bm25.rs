@@ -243,6 +243,7 @@ impl Bm25Index {
             filter: *filter,
             units: None,
             window: crate::bm25_query::DEFAULT_WINDOW,
+            seed_windows: crate::bm25_query::DEFAULT_SEED_WINDOWS,
             threads: self.query_threads,
             parallel_min_postings: crate::bm25_query::DEFAULT_PARALLEL_MIN_POSTINGS,
             postings,

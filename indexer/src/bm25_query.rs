@@ -70,6 +70,10 @@ pub const DEFAULT_WINDOW: DocId = 4096;
 /// window, so the k-th score θ is established on few documents before windows grow (in a
 /// window every term that can reach θ is scored term at a time).
 const FIRST_WINDOW: DocId = 128;
+/// Windows of a slice searched before the others: those where the terms' bounds sum highest,
+/// so the k-th score θ starts near its final value and prunes the rest (a slice with fewer than
+/// four times as many windows is searched in order, from windows of [`FIRST_WINDOW`]).
+pub const DEFAULT_SEED_WINDOWS: DocId = 4;
 /// Postings (summed over the query's terms and segments) from which a top-k search is split
 /// over threads: below it, starting threads costs more than it saves.
 pub const DEFAULT_PARALLEL_MIN_POSTINGS: u64 = 1_000_000;
@@ -120,6 +124,8 @@ pub struct PruneStats {
     pub windows_skipped: u64,
     /// Documents the essential terms reached (each then bounded, filtered, maybe completed).
     pub candidates: u64,
+    /// Windows searched before the others ([`DEFAULT_SEED_WINDOWS`]).
+    pub seeded: u64,
     /// Non-essential postings lists moved forward to a candidate.
     pub seeks: u64,
     /// Runs of consecutive documents of one segment searched (more than the segments when the
@@ -141,6 +147,7 @@ impl PruneStats {
         self.windows_skipped += o.windows_skipped;
         self.candidates += o.candidates;
         self.seeks += o.seeks;
+        self.seeded += o.seeded;
         self.slices += o.slices;
     }
 }
@@ -167,6 +174,8 @@ pub struct Bm25Query {
     pub(crate) window: DocId,
     /// Fixed-point scale of the score sums ([`fixed_point_scale`]).
     pub(crate) scale: f64,
+    /// Windows of each slice searched first ([`DEFAULT_SEED_WINDOWS`]).
+    pub(crate) seed_windows: DocId,
     /// Threads a top-k search may use (1: the caller's thread only).
     pub(crate) threads: usize,
     /// Postings from which the search is split over `threads`.
@@ -219,6 +228,13 @@ impl Bm25Query {
     pub fn with_threads(mut self, threads: usize, min_postings: u64) -> Self {
         self.threads = threads.max(1);
         self.parallel_min_postings = min_postings;
+        self
+    }
+
+    /// Search `windows` windows of each slice first (0: in order; see [`DEFAULT_SEED_WINDOWS`]).
+    #[doc(hidden)]
+    pub fn with_seed_windows(mut self, windows: DocId) -> Self {
+        self.seed_windows = windows;
         self
     }
 
@@ -367,36 +383,42 @@ fn below(bound: f64, threshold: f64) -> bool {
     bound < threshold - MARGIN * threshold.abs()
 }
 
-/// One term's postings in one segment with its bounds.
-struct Cursor<'a> {
+/// One term's bounds over one slice of a segment.
+struct Bounds<'a> {
     idf: f64,
-    postings: SegmentPostings,
     /// Bound over all its postings.
     ub: f64,
+    /// Its blocks overlapping the slice (`None`: it has a single block, bound by `ub`).
     blocks: Option<&'a [Block]>,
     /// Bound per block (same indexes as `blocks`).
     block_ub: Vec<f64>,
+}
+
+/// One term's postings in one slice of a segment, with its bounds.
+struct Cursor<'a, 'b> {
+    postings: SegmentPostings,
+    bounds: &'b Bounds<'a>,
     /// Block holding the current candidate.
     at: usize,
 }
 
-impl Cursor<'_> {
+impl Cursor<'_, '_> {
     /// Bound of this term's score over documents `start..end` (0 when it has no posting there;
     /// a term without block maxima is sought to `start`, which decodes at most its one block).
     fn window_bound(&mut self, start: DocId, end: DocId) -> f64 {
-        match self.blocks {
+        match self.bounds.blocks {
             None => {
                 if self.postings.doc() < start {
                     self.postings.seek(start);
                 }
-                if self.postings.doc() < end { self.ub } else { 0.0 }
+                if self.postings.doc() < end { self.bounds.ub } else { 0.0 }
             }
             Some(blocks) => {
                 while self.at < blocks.len() && blocks[self.at].last_doc < start {
                     self.at += 1;
                 }
                 let mut bound = 0.0f64;
-                for (b, ub) in blocks[self.at..].iter().zip(&self.block_ub[self.at..]) {
+                for (b, ub) in blocks[self.at..].iter().zip(&self.bounds.block_ub[self.at..]) {
                     bound = bound.max(*ub);
                     if b.last_doc + 1 >= end {
                         break;
@@ -410,17 +432,46 @@ impl Cursor<'_> {
     /// Bound of this term's score for document `d` (0 past its last posting), and the last
     /// document it holds for (the end of `d`'s block; `DocId::MAX` when it never changes).
     fn bound_until(&mut self, d: DocId) -> (f64, DocId) {
-        match self.blocks {
-            None => (self.ub, DocId::MAX),
+        match self.bounds.blocks {
+            None => (self.bounds.ub, DocId::MAX),
             Some(blocks) => {
                 while self.at < blocks.len() && blocks[self.at].last_doc < d {
                     self.at += 1;
                 }
                 match blocks.get(self.at) {
-                    Some(b) => (self.block_ub[self.at], b.last_doc),
+                    Some(b) => (self.bounds.block_ub[self.at], b.last_doc),
                     None => (0.0, DocId::MAX),
                 }
             }
+        }
+    }
+}
+
+/// Scratch space of one slice's search, reused window after window.
+struct Scratch {
+    /// Each term's bound inside the window.
+    wmax: Vec<f64>,
+    /// Terms in ascending window bound order.
+    order: Vec<usize>,
+    /// Prefix sums of the window bounds in that order.
+    prefix: Vec<f64>,
+    /// Per candidate, prefix sums of the non-essential terms' block bounds.
+    nb: Vec<f64>,
+    /// The essential terms' fixed-point partial scores per document of the window.
+    acc: Vec<u64>,
+    /// The documents of the window the essential terms reached.
+    hit: Vec<u64>,
+}
+
+impl Scratch {
+    fn new(terms: usize, window: usize) -> Self {
+        Scratch {
+            wmax: vec![0.0; terms],
+            order: (0..terms).collect(),
+            prefix: vec![0.0; terms + 1],
+            nb: vec![0.0; terms + 1],
+            acc: vec![0; window],
+            hit: vec![0; window.div_ceil(64)],
         }
     }
 }
@@ -540,14 +591,28 @@ impl Bm25Weight {
         Ok(hits)
     }
 
+    /// The query terms' postings in `reader`, each with its bounds' index in `bounds`.
+    fn cursors<'a, 'b>(
+        &self,
+        reader: &SegmentReader,
+        bounds: &'b [Bounds<'a>],
+    ) -> tantivy::Result<Vec<Cursor<'a, 'b>>> {
+        Ok(self
+            .open_postings(reader)?
+            .into_iter()
+            .zip(bounds)
+            .map(|((_, postings, _), bounds)| Cursor { postings, bounds, at: 0 })
+            .collect())
+    }
+
     /// Block-max MaxScore over documents `lo..hi` of one segment, window by window (see the
     /// module docs).
     fn prune(&self, reader: &SegmentReader, lo: DocId, hi: DocId, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
         let q = &self.query;
         let seg = q.corpus.segment(reader.segment_id())?.clone();
-        let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
+        let (params, avgdl) = (q.params, q.corpus.avgdl);
         let mut stats = PruneStats { slices: 1, ..PruneStats::default() };
-        let mut cursors: Vec<Cursor> = Vec::new();
+        let mut bounds = Vec::new();
         for (idx, postings, start) in self.open_postings(reader)? {
             let idf = q.terms[idx].idf;
             // Each posting is counted once, by the slice that starts the segment.
@@ -574,122 +639,221 @@ impl Bm25Weight {
                 .collect();
             let saturation = idf * (params.k1() + 1.0);
             let ub = if blocks.is_some() { block_ub.iter().copied().fold(0.0, f64::max) } else { saturation };
-            cursors.push(Cursor { idf, postings, ub, blocks, block_ub, at: 0 });
+            bounds.push(Bounds { idf, ub, blocks, block_ub });
         }
-        let n = cursors.len();
-        if n == 0 {
+        if bounds.is_empty() {
             return Ok(stats);
         }
-        let window = q.window as usize;
-        // Per window: each term's bound inside it, terms in ascending bound order, prefix sums of
-        // those bounds, per candidate the prefix sums of the non-essential block bounds, and the
-        // essential terms' fixed-point partial scores with the set of documents they reached.
-        let mut wmax = vec![0.0; n];
-        let mut order: Vec<usize> = (0..n).collect();
-        let mut prefix = vec![0.0; n + 1];
-        let mut nb = vec![0.0; n + 1];
-        let mut acc = vec![0u64; window];
-        let mut hit = vec![0u64; window.div_ceil(64)];
-                let lens = &seg.stats.lens;
-        let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
-        let mut start = lo;
-        let mut span = FIRST_WINDOW.min(q.window);
-        while start < hi {
-            let end = start.saturating_add(span).min(hi);
-            span = span.saturating_mul(2).min(q.window);
-            let mut theta = sink.threshold();
-            let mut total = 0.0;
-            for (i, c) in cursors.iter_mut().enumerate() {
-                wmax[i] = c.window_bound(start, end);
-                total += wmax[i];
-            }
-            if below(total, theta) {
-                stats.windows_skipped += 1;
+        let mut scratch = Scratch::new(bounds.len(), q.window as usize);
+        let grid = q.window;
+        let seeds = self.seed_windows(reader, &bounds, lo, hi)?;
+        if seeds.is_empty() {
+            // Windows growing from FIRST_WINDOW, so θ is established on few documents.
+            let mut cursors = self.cursors(reader, &bounds)?;
+            let mut start = lo;
+            let mut span = FIRST_WINDOW.min(grid);
+            while start < hi {
+                let end = start.saturating_add(span).min(hi);
+                span = span.saturating_mul(2).min(grid);
+                self.window(&seg, &mut cursors, &mut scratch, start, end, sink, &mut stats);
                 start = end;
-                continue;
             }
-            order.sort_unstable_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
-            for (i, &o) in order.iter().enumerate() {
-                prefix[i + 1] = prefix[i] + wmax[o];
+        } else {
+            // The seed windows first (θ rises on the documents most likely to be in the top k),
+            // then the others in order; a seed window's documents were all offered or pruned.
+            stats.seeded += seeds.len() as u64;
+            let mut cursors = self.cursors(reader, &bounds)?;
+            for &w in &seeds {
+                let start = lo + w * grid;
+                self.window(
+                    &seg,
+                    &mut cursors,
+                    &mut scratch,
+                    start,
+                    start.saturating_add(grid).min(hi),
+                    sink,
+                    &mut stats,
+                );
             }
-            // order[..ne]: non-essential terms (a document holding only them cannot reach θ).
-            let mut ne = 0;
-            while ne < n && below(prefix[ne + 1], theta) {
-                ne += 1;
-            }
-            // `nb` (the non-essential terms' block bounds, prefix-summed) holds for candidates up
-            // to `nb_until`, the first end of one of their blocks: recomputed only past it.
-            let mut nb_until: Option<DocId> = None;
-            // The essential terms, term at a time, into the window's accumulators.
-            for &o in &order[ne..] {
-                let c = &mut cursors[o];
-                if c.postings.doc() < start {
-                    c.postings.seek(start);
+            let mut cursors = self.cursors(reader, &bounds)?;
+            let mut next_seed = seeds.iter().peekable();
+            let mut w = 0;
+            let mut start = lo;
+            while start < hi {
+                let end = start.saturating_add(grid).min(hi);
+                if next_seed.next_if_eq(&&w).is_none() {
+                    self.window(&seg, &mut cursors, &mut scratch, start, end, sink, &mut stats);
                 }
-                let mut d = c.postings.doc();
-                while d < end {
-                    let off = (d - start) as usize;
-                    let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), len_of(d), avgdl);
-                    acc[off] += fixed(s, scale);
-                    hit[off / 64] |= 1 << (off % 64);
-                    stats.scored += 1;
-                    d = c.postings.advance();
-                }
+                w += 1;
+                start = end;
             }
-            // The candidates in document order: bounded, then completed with the non-essential
-            // terms (largest bound first) while they can still reach θ.
-            for (w, word) in hit.iter_mut().enumerate() {
-                let mut bits = std::mem::take(word);
-                while bits != 0 {
-                    let off = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let mut sum = std::mem::take(&mut acc[off]);
-                    let d = start + off as DocId;
-                    stats.candidates += 1;
-                    if !q.admits(&seg, d) {
-                        stats.docs_filtered += 1;
-                        continue;
-                    }
-                    if below(unfixed(sum, scale) + prefix[ne], theta) {
-                        continue;
-                    }
-                    if nb_until.is_none_or(|u| d > u) {
-                        let mut until = DocId::MAX;
-                        for i in 0..ne {
-                            let (bound, last) = cursors[order[i]].bound_until(d);
-                            nb[i + 1] = nb[i] + bound;
-                            until = until.min(last);
-                        }
-                        nb_until = Some(until);
-                    }
-                    let dl = len_of(d);
-                    let mut complete = true;
-                    for i in (0..ne).rev() {
-                        if below(unfixed(sum, scale) + nb[i + 1], theta) {
-                            complete = false;
-                            break;
-                        }
-                        let c = &mut cursors[order[i]];
-                        if c.postings.doc() < d {
-                            c.postings.seek(d);
-                            stats.seeks += 1;
-                        }
-                        if c.postings.doc() == d {
-                            let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
-                            sum += fixed(s, scale);
-                            stats.scored += 1;
-                        }
-                    }
-                    if complete {
-                        stats.docs_scored += 1;
-                        sink.offer(d, seg.ords[d as usize], unfixed(sum, scale));
-                        theta = sink.threshold();
-                    }
-                }
-            }
-            start = end;
         }
         Ok(stats)
+    }
+
+    /// The windows (indexes of `q.window`-document windows from `lo`) to search first, in
+    /// order: the [`Bm25Query::with_seed_windows`] ones whose terms' bounds sum highest. None
+    /// when the slice has fewer than four times as many windows.
+    fn seed_windows(
+        &self,
+        reader: &SegmentReader,
+        bounds: &[Bounds],
+        lo: DocId,
+        hi: DocId,
+    ) -> tantivy::Result<Vec<DocId>> {
+        let q = &self.query;
+        let (grid, seeds) = (q.window, q.seed_windows as usize);
+        let windows = (hi - lo).div_ceil(grid) as usize;
+        if seeds == 0 || windows < 4 * seeds {
+            return Ok(Vec::new());
+        }
+        let mut totals = vec![0.0f64; windows];
+        let mut best = vec![0.0f64; windows];
+        let mut cursors = self.cursors(reader, bounds)?;
+        for c in &mut cursors {
+            best.fill(0.0);
+            match c.bounds.blocks {
+                // A single block: its postings say which windows it reaches.
+                None => {
+                    let mut d = c.postings.doc();
+                    if d < lo {
+                        d = c.postings.seek(lo);
+                    }
+                    while d < hi {
+                        best[((d - lo) / grid) as usize] = c.bounds.ub;
+                        d = c.postings.advance();
+                    }
+                }
+                Some(blocks) => {
+                    let mut first = lo;
+                    for (b, &ub) in blocks.iter().zip(&c.bounds.block_ub) {
+                        let last = b.last_doc.min(hi - 1);
+                        for w in ((first.max(lo) - lo) / grid)..=((last.max(lo) - lo) / grid) {
+                            best[w as usize] = best[w as usize].max(ub);
+                        }
+                        first = b.last_doc.saturating_add(1);
+                    }
+                }
+            }
+            for (t, b) in totals.iter_mut().zip(&best) {
+                *t += b;
+            }
+        }
+        let mut ranked: Vec<DocId> = (0..windows as DocId).collect();
+        ranked.sort_by(|&a, &b| totals[b as usize].total_cmp(&totals[a as usize]).then(a.cmp(&b)));
+        ranked.truncate(seeds);
+        ranked.sort_unstable();
+        Ok(ranked)
+    }
+
+    /// Scores documents `start..end` of `seg` into `sink`: skipped whole when the terms' bounds
+    /// cannot reach θ, else the essential terms term at a time and the candidates completed.
+    #[allow(clippy::too_many_arguments)]
+    fn window(
+        &self,
+        seg: &SegmentData,
+        cursors: &mut [Cursor],
+        scratch: &mut Scratch,
+        start: DocId,
+        end: DocId,
+        sink: &mut dyn Sink,
+        stats: &mut PruneStats,
+    ) {
+        let q = &self.query;
+        let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
+        let Scratch { wmax, order, prefix, nb, acc, hit } = scratch;
+        let n = cursors.len();
+        let lens = &seg.stats.lens;
+        let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
+        let mut theta = sink.threshold();
+        let mut total = 0.0;
+        for (i, c) in cursors.iter_mut().enumerate() {
+            wmax[i] = c.window_bound(start, end);
+            total += wmax[i];
+        }
+        if below(total, theta) {
+            stats.windows_skipped += 1;
+            return;
+        }
+        order.sort_unstable_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
+        for (i, &o) in order.iter().enumerate() {
+            prefix[i + 1] = prefix[i] + wmax[o];
+        }
+        // order[..ne]: non-essential terms (a document holding only them cannot reach θ).
+        let mut ne = 0;
+        while ne < n && below(prefix[ne + 1], theta) {
+            ne += 1;
+        }
+        // `nb` (the non-essential terms' block bounds, prefix-summed) holds for candidates up to
+        // `nb_until`, the first end of one of their blocks: recomputed only past it.
+        let mut nb_until: Option<DocId> = None;
+        // The essential terms, term at a time, into the window's accumulators.
+        for &o in &order[ne..] {
+            let c = &mut cursors[o];
+            if c.postings.doc() < start {
+                c.postings.seek(start);
+            }
+            let mut d = c.postings.doc();
+            while d < end {
+                let off = (d - start) as usize;
+                let s = params.term_score(c.bounds.idf, f64::from(c.postings.term_freq()), len_of(d), avgdl);
+                acc[off] += fixed(s, scale);
+                hit[off / 64] |= 1 << (off % 64);
+                stats.scored += 1;
+                d = c.postings.advance();
+            }
+        }
+        // The candidates in document order: bounded, then completed with the non-essential terms
+        // (largest bound first) while they can still reach θ.
+        for (w, word) in hit.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let off = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let mut sum = std::mem::take(&mut acc[off]);
+                let d = start + off as DocId;
+                stats.candidates += 1;
+                if !q.admits(seg, d) {
+                    stats.docs_filtered += 1;
+                    continue;
+                }
+                if below(unfixed(sum, scale) + prefix[ne], theta) {
+                    continue;
+                }
+                if nb_until.is_none_or(|u| d > u) {
+                    let mut until = DocId::MAX;
+                    for i in 0..ne {
+                        let (bound, last) = cursors[order[i]].bound_until(d);
+                        nb[i + 1] = nb[i] + bound;
+                        until = until.min(last);
+                    }
+                    nb_until = Some(until);
+                }
+                let dl = len_of(d);
+                let mut complete = true;
+                for i in (0..ne).rev() {
+                    if below(unfixed(sum, scale) + nb[i + 1], theta) {
+                        complete = false;
+                        break;
+                    }
+                    let c = &mut cursors[order[i]];
+                    if c.postings.doc() < d {
+                        c.postings.seek(d);
+                        stats.seeks += 1;
+                    }
+                    if c.postings.doc() == d {
+                        let s = params.term_score(c.bounds.idf, f64::from(c.postings.term_freq()), dl, avgdl);
+                        sum += fixed(s, scale);
+                        stats.scored += 1;
+                    }
+                }
+                if complete {
+                    stats.docs_scored += 1;
+                    sink.offer(d, seg.ords[d as usize], unfixed(sum, scale));
+                    theta = sink.threshold();
+                }
+            }
+        }
     }
 
     fn bm25_scorer(&self, reader: &SegmentReader) -> tantivy::Result<Bm25Scorer> {

@@ -89,11 +89,16 @@ fn pruned_top_k_equals_exhaustive_scoring() {
                         // Many small windows (the sample's routes fit in one default window).
                         let query = bm25.query(&terms, &params, filter).expect("query").with_window(64);
                         let (windowed, ws) = bm25.top_k(&query, k).expect("windowed");
+                        windowed_stats.seeded += ws.seeded;
                         windowed_stats.windows_skipped += ws.windows_skipped;
                         windowed_stats.docs_filtered += ws.docs_filtered;
                         windowed_stats.candidates += ws.candidates;
                         windowed_stats.docs_scored += ws.docs_scored;
                         same(route.as_str(), &format!("{what} window 64"), &windowed, &all[..all.len().min(k)]);
+                        // In document order from growing windows (no seed windows first).
+                        let (ordered, os) = bm25.top_k(&query.clone().with_seed_windows(0), k).expect("ordered");
+                        same(route.as_str(), &format!("{what} window 64 in order"), &ordered, &all[..all.len().min(k)]);
+                        assert_eq!(os.seeded, 0);
                         // Split over 3 threads whatever the postings (runs of consecutive
                         // documents sharing the k-th score).
                         let (split, ss) = bm25.top_k(&query.with_threads(3, 0), k).expect("split");
@@ -110,6 +115,7 @@ fn pruned_top_k_equals_exhaustive_scoring() {
         }
     }
     let w = windowed_stats;
+    assert!(w.seeded > 0, "no seed window was searched first: {w:?}");
     assert!(w.windows_skipped > 0 && w.docs_filtered > 0, "a path of the pruned search was never taken: {w:?}");
     assert!(w.docs_scored + w.docs_filtered < w.candidates, "no candidate was dropped before completion: {w:?}");
     assert!(split_slices >= 3, "a split search searched {split_slices} slices");
