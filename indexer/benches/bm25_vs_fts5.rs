@@ -18,6 +18,10 @@
 //! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
 //! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all);
 //! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
+//! - `ANSER_BENCH_QUERY_THREADS=N`: threads one query may be split over (default the machine's;
+//!   only queries with at least `DEFAULT_PARALLEL_MIN_POSTINGS` postings are split);
+//! - `ANSER_BENCH_SEED=N`: windows of each slice searched first (default `DEFAULT_SEED_WINDOWS`;
+//!   0 searches in document order);
 //! - `ANSER_BENCH_SKIP_FTS5=1`: leave FTS5 out (to iterate on our side alone);
 //! - `ANSER_BENCH_PROFILE=1`: print each query's time and pruning counters, and time only the
 //!   pruned path (no exhaustive check, no FTS5);
@@ -80,7 +84,10 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1 << 20) as f64
 }
 
-fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], threads: usize) {
+/// Bench one route; `load` reads its units (not needed when a kept index is profiled alone).
+fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: &[String], threads: usize) {
+    let cell = std::cell::OnceCell::new();
+    let units = || cell.get_or_init(load).as_slice();
     let analyzer = if route.as_str().contains("_zh_") { Analyzer::ZhBigram } else { Analyzer::En };
     let tmp = tempfile::tempdir().expect("tmp");
     // A kept index (ANSER_BENCH_INDEX_DIR) is complete once its marker file exists.
@@ -98,7 +105,7 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         fs_err::create_dir_all(&ours_dir).expect("mkdir");
         let t0 = Instant::now();
         let mut w = Bm25Writer::create(&ours_dir, analyzer, threads).expect("writer");
-        for u in units {
+        for u in units() {
             w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
         }
         w.finish().expect("commit");
@@ -122,7 +129,7 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         let mut tokens = Tokens::new(analyzer);
         {
             let mut ins = conn.prepare("INSERT INTO u(rowid, terms) VALUES (?1, ?2)").expect("prepare");
-            for u in units {
+            for u in units() {
                 ins.execute((i64::from(u.ord) + 1, tokens.terms(&u.text).join(" "))).expect("insert");
             }
         }
@@ -141,12 +148,20 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         .map(|f| f.0.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare"));
     let none = UnitFilter::none();
     let window: Option<u32> = std::env::var("ANSER_BENCH_WINDOW").ok().and_then(|w| w.parse().ok());
+    let query_threads: Option<usize> = std::env::var("ANSER_BENCH_QUERY_THREADS").ok().and_then(|t| t.parse().ok());
+    let seed: Option<u32> = std::env::var("ANSER_BENCH_SEED").ok().and_then(|n| n.parse().ok());
     for q in queries {
         let t0 = Instant::now();
         let terms = index.query_terms(q);
         let mut query = index.query(&terms, &params, &none).expect("query");
         if let Some(w) = window {
             query = query.with_window(w);
+        }
+        if let Some(t) = query_threads {
+            query = query.with_threads(t, anser_indexer::bm25_query::DEFAULT_PARALLEL_MIN_POSTINGS);
+        }
+        if let Some(n) = seed {
+            query = query.with_seed_windows(n);
         }
         let (hits, stats) = index.top_k(&query, 10).expect("search");
         let ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -192,7 +207,7 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
     let (fts_build, fts_size) = fts.as_ref().map_or((f64::NAN, 0), |f| (f.1, f.2));
     println!(
         "| {name} | {} | {} | {threads} | {ours_build:.2} s | {fts_build:.2} s | {:.2}× | {:.0} / {:.0} MiB | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.0}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
-        units.len(),
+        index.num_docs(),
         queries.len(),
         fts_build / ours_build,
         mib(ours_size),
@@ -259,22 +274,21 @@ fn main() {
             .map(PathBuf::from)
             .unwrap_or_else(|| root.parent().unwrap_or(Path::new(".")).join("query"));
         for route in routes_from_env(&[Route::FinanceZhReports, Route::LegalEnCases, Route::ScienceArticles]) {
-            let units = units_of(&root, route);
             let queries = queries_of(&query_dir, route);
-            bench_route(&format!("{} {route}", root.display()), route, &units, &queries, threads);
+            bench_route(&format!("{} {route}", root.display()), route, &|| units_of(&root, route), &queries, threads);
         }
         return;
     }
     let sample = tempfile::tempdir().expect("tmp");
     let summary = generate(&SampleOptions { size: Size::Medium, ..Default::default() }, sample.path()).expect("sample");
     for route in routes_from_env(&[Route::LegalZhCases, Route::FinanceZhReports]) {
-        let units = units_of(&summary.corpus_dir(), route);
         let queries = queries_of(&summary.query_dir(), route);
-        bench_route(&format!("medium sample {route}"), route, &units, &queries, threads);
+        let load = || units_of(&summary.corpus_dir(), route);
+        bench_route(&format!("medium sample {route}"), route, &load, &queries, threads);
     }
     if let Some(shared) = anser_manifest::shared_dir() {
-        let units = units_of(&shared.join("anser/corpus"), Route::FinanceZhRules);
         let queries = queries_of(&shared.join("anser/query"), Route::FinanceZhRules);
-        bench_route("real finance_zh_rules", Route::FinanceZhRules, &units, &queries, threads);
+        let load = || units_of(&shared.join("anser/corpus"), Route::FinanceZhRules);
+        bench_route("real finance_zh_rules", Route::FinanceZhRules, &load, &queries, threads);
     }
 }

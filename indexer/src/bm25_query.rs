@@ -370,17 +370,25 @@ pub(crate) fn fixed_point_scale(terms: &[QueryTerm], params: &Bm25Params) -> f64
 /// A term score in fixed point (see [`fixed_point_scale`]).
 #[inline]
 fn fixed(score: f64, scale: f64) -> u64 {
-    (score * scale + 0.5) as u64
+    // Below 2^61 (see `fixed_point_scale`), so the signed conversion (one instruction, where
+    // the unsigned one is several) gives the same integer.
+    (score * scale + 0.5) as i64 as u64
 }
 
 /// A fixed-point sum as a score.
 #[inline]
 fn unfixed(sum: u64, scale: f64) -> f64 {
-    sum as f64 / scale
+    sum as i64 as f64 / scale
+}
+
+/// The value a bound must reach to count as reaching `threshold` (its relative margin off).
+#[inline]
+fn threshold_floor(threshold: f64) -> f64 {
+    threshold - MARGIN * threshold.abs()
 }
 
 fn below(bound: f64, threshold: f64) -> bool {
-    bound < threshold - MARGIN * threshold.abs()
+    bound < threshold_floor(threshold)
 }
 
 /// One term's bounds over one slice of a segment.
@@ -461,6 +469,8 @@ struct Scratch {
     acc: Vec<u64>,
     /// The documents of the window the essential terms reached.
     hit: Vec<u64>,
+    /// The current document of each non-essential term (in `order`), cached.
+    doc_at: Vec<DocId>,
 }
 
 impl Scratch {
@@ -472,6 +482,7 @@ impl Scratch {
             nb: vec![0.0; terms + 1],
             acc: vec![0; window],
             hit: vec![0; window.div_ceil(64)],
+            doc_at: vec![0; terms],
         }
     }
 }
@@ -541,29 +552,25 @@ impl Bm25Weight {
             entries.extend(top.heap.into_iter().map(|e| e.0));
         } else {
             let shared = AtomicU64::new(0.0f64.to_bits());
+            let shared = &shared;
+            let search = move |run: &[Slice]| -> tantivy::Result<(Vec<Scored>, PruneStats)> {
+                let mut top = TopK::new(k, Some(shared));
+                let mut stats = PruneStats::default();
+                for sl in run {
+                    stats.add(&self.prune(&readers[sl.seg], sl.lo, sl.hi, &mut top)?);
+                }
+                Ok((top.heap.into_iter().map(|e| e.0).collect(), stats))
+            };
+            // The first run on this thread, the others on threads of their own.
             let results = std::thread::scope(|s| {
-                let workers: Vec<_> = runs
-                    .iter()
-                    .map(|run| {
-                        let shared = &shared;
-                        s.spawn(move || -> tantivy::Result<(Vec<Scored>, PruneStats)> {
-                            let mut top = TopK::new(k, Some(shared));
-                            let mut stats = PruneStats::default();
-                            for sl in run {
-                                stats.add(&self.prune(&readers[sl.seg], sl.lo, sl.hi, &mut top)?);
-                            }
-                            Ok((top.heap.into_iter().map(|e| e.0).collect(), stats))
-                        })
+                let workers: Vec<_> = runs[1..].iter().map(|run| s.spawn(move || search(run))).collect();
+                let mut results = vec![search(&runs[0])];
+                results.extend(workers.into_iter().map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        Err(tantivy::TantivyError::InternalError("BM25 search thread panicked".into()))
                     })
-                    .collect();
-                workers
-                    .into_iter()
-                    .map(|w| {
-                        w.join().unwrap_or_else(|_| {
-                            Err(tantivy::TantivyError::InternalError("BM25 search thread panicked".into()))
-                        })
-                    })
-                    .collect::<tantivy::Result<Vec<_>>>()
+                }));
+                results.into_iter().collect::<tantivy::Result<Vec<_>>>()
             })?;
             for (part, part_stats) in results {
                 entries.extend(part);
@@ -761,7 +768,7 @@ impl Bm25Weight {
     ) {
         let q = &self.query;
         let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
-        let Scratch { wmax, order, prefix, nb, acc, hit } = scratch;
+        let Scratch { wmax, order, prefix, nb, acc, hit, doc_at } = scratch;
         let n = cursors.len();
         let lens = &seg.stats.lens;
         let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
@@ -804,7 +811,15 @@ impl Bm25Weight {
             }
         }
         // The candidates in document order: bounded, then completed with the non-essential terms
-        // (largest bound first) while they can still reach θ.
+        // (largest bound first) while they can still reach θ. Bounds are compared with `need`,
+        // θ less its margin, minus the candidate's score so far (kept in f64 beside the
+        // fixed-point sum, updated only when a term adds to it: `1 / scale` is a power of two,
+        // so the product is the exact quotient).
+        let inv_scale = 1.0 / scale;
+        let mut floor = threshold_floor(theta);
+        for i in 0..ne {
+            doc_at[i] = cursors[order[i]].postings.doc();
+        }
         for (w, word) in hit.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
             while bits != 0 {
@@ -817,7 +832,8 @@ impl Bm25Weight {
                     stats.docs_filtered += 1;
                     continue;
                 }
-                if below(unfixed(sum, scale) + prefix[ne], theta) {
+                let mut need = floor - sum as i64 as f64 * inv_scale;
+                if prefix[ne] < need {
                     continue;
                 }
                 if nb_until.is_none_or(|u| d > u) {
@@ -832,25 +848,31 @@ impl Bm25Weight {
                 let dl = len_of(d);
                 let mut complete = true;
                 for i in (0..ne).rev() {
-                    if below(unfixed(sum, scale) + nb[i + 1], theta) {
+                    if nb[i + 1] < need {
                         complete = false;
                         break;
                     }
+                    // The term's current document, cached: most candidates lack most terms.
+                    if doc_at[i] > d {
+                        continue;
+                    }
                     let c = &mut cursors[order[i]];
-                    if c.postings.doc() < d {
-                        c.postings.seek(d);
+                    if doc_at[i] < d {
+                        doc_at[i] = c.postings.seek(d);
                         stats.seeks += 1;
                     }
-                    if c.postings.doc() == d {
+                    if doc_at[i] == d {
                         let s = params.term_score(c.bounds.idf, f64::from(c.postings.term_freq()), dl, avgdl);
                         sum += fixed(s, scale);
+                        need = floor - sum as i64 as f64 * inv_scale;
                         stats.scored += 1;
                     }
                 }
                 if complete {
                     stats.docs_scored += 1;
-                    sink.offer(d, seg.ords[d as usize], unfixed(sum, scale));
+                    sink.offer(d, seg.ords[d as usize], sum as i64 as f64 * inv_scale);
                     theta = sink.threshold();
+                    floor = threshold_floor(theta);
                 }
             }
         }
