@@ -20,6 +20,9 @@
 //! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
 //! - `ANSER_BENCH_QUERY_THREADS=N`: threads one query may be split over (default the machine's;
 //!   only queries with at least `DEFAULT_PARALLEL_MIN_POSTINGS` postings are split);
+//! - `ANSER_BENCH_COMPARE_THREADS=1,2` (with `ANSER_BENCH_PROFILE=1`): run every query again
+//!   with each listed thread count right after the first run (same load for all), assert the
+//!   same top 10, and print p50 / p95 per count;
 //! - `ANSER_BENCH_SEED=N`: windows of each slice searched first (default `DEFAULT_SEED_WINDOWS`;
 //!   0 searches in document order);
 //! - `ANSER_BENCH_SKIP_FTS5=1`: leave FTS5 out (to iterate on our side alone);
@@ -150,7 +153,11 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     let window: Option<u32> = std::env::var("ANSER_BENCH_WINDOW").ok().and_then(|w| w.parse().ok());
     let query_threads: Option<usize> = std::env::var("ANSER_BENCH_QUERY_THREADS").ok().and_then(|t| t.parse().ok());
     let seed: Option<u32> = std::env::var("ANSER_BENCH_SEED").ok().and_then(|n| n.parse().ok());
-    for q in queries {
+    let compare: Vec<usize> = std::env::var("ANSER_BENCH_COMPARE_THREADS")
+        .map(|l| l.split(',').filter_map(|t| t.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    let mut compared: Vec<Vec<f64>> = vec![Vec::new(); compare.len()];
+    for (qi, q) in queries.iter().enumerate() {
         let t0 = Instant::now();
         let terms = index.query_terms(q);
         let mut query = index.query(&terms, &params, &none).expect("query");
@@ -170,8 +177,20 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
         scored += stats.scored;
         if profile {
             println!("  {ms:8.2} ms  terms {:3}  {stats:?}", terms.len());
-        }
-        if profile {
+            // The same query again with each listed thread count, in turn (the order rotating
+            // from query to query), so the counts are compared under the same load.
+            for j in 0..compare.len() {
+                let (t, times) = (&compare[(j + qi) % compare.len()], &mut compared[(j + qi) % compare.len()]);
+                let t0 = Instant::now();
+                let terms = index.query_terms(q);
+                let query = index
+                    .query(&terms, &params, &none)
+                    .expect("query")
+                    .with_threads(*t, anser_indexer::bm25_query::DEFAULT_PARALLEL_MIN_POSTINGS);
+                let (again, _) = index.top_k(&query, 10).expect("search");
+                times.push(t0.elapsed().as_secs_f64() * 1e3);
+                assert_eq!(again, hits, "{name}: {t} threads changed the top 10 of {q:?}");
+            }
             continue;
         }
         let t0 = Instant::now();
@@ -199,8 +218,15 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
             same_top1 += 1;
         }
     }
-    for v in [&mut ours, &mut exhaustive, &mut theirs] {
+    for v in [&mut ours, &mut exhaustive, &mut theirs].into_iter().chain(&mut compared) {
         v.sort_by(f64::total_cmp);
+    }
+    for (t, times) in compare.iter().zip(&compared) {
+        println!(
+            "  {name}: {t} query thread(s), interleaved: p50 / p95 {:.2} / {:.2} ms",
+            percentile(times, 0.5),
+            percentile(times, 0.95)
+        );
     }
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
