@@ -18,9 +18,19 @@
 //! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
 //! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all);
 //! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
+//! - `ANSER_BENCH_QUERY_THREADS=N`: threads one query may be split over (default the machine's;
+//!   only queries with at least `DEFAULT_PARALLEL_MIN_POSTINGS` postings are split);
+//! - `ANSER_BENCH_COMPARE_THREADS=1,2` (with `ANSER_BENCH_PROFILE=1`): run every query again
+//!   with each listed thread count right after the first run (same load for all), assert the
+//!   same top 10, and print p50 / p95 per count;
+//! - `ANSER_BENCH_SEED=N`: windows of each slice searched first (default `DEFAULT_SEED_WINDOWS`;
+//!   0 searches in document order);
 //! - `ANSER_BENCH_SKIP_FTS5=1`: leave FTS5 out (to iterate on our side alone);
 //! - `ANSER_BENCH_PROFILE=1`: print each query's time and pruning counters, and time only the
-//!   pruned path (no exhaustive check, no FTS5).
+//!   pruned path (no exhaustive check, no FTS5);
+//! - `ANSER_BENCH_INDEX_DIR=DIR`: keep our index of each route in `DIR/<route>` and reuse it on
+//!   the next run instead of rebuilding (the build column then shows NaN: a reused index was not
+//!   timed). Delete the folder after a change of the index format or of the writer.
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -77,20 +87,35 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1 << 20) as f64
 }
 
-fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], threads: usize) {
+/// Bench one route; `load` reads its units (not needed when a kept index is profiled alone).
+fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: &[String], threads: usize) {
+    let cell = std::cell::OnceCell::new();
+    let units = || cell.get_or_init(load).as_slice();
     let analyzer = if route.as_str().contains("_zh_") { Analyzer::ZhBigram } else { Analyzer::En };
     let tmp = tempfile::tempdir().expect("tmp");
-    let ours_dir = tmp.path().join("tantivy");
-    fs_err::create_dir_all(&ours_dir).expect("mkdir");
+    // A kept index (ANSER_BENCH_INDEX_DIR) is complete once its marker file exists.
+    let kept = std::env::var_os("ANSER_BENCH_INDEX_DIR").map(|d| PathBuf::from(d).join(route.as_str()));
+    let ours_dir = kept.clone().unwrap_or_else(|| tmp.path().join("tantivy"));
+    let done = ours_dir.join("bench-complete");
 
     // tantivy + our BM25 (k1 1.2, b 0.75, FTS5 idf: the same ranking function).
-    let t0 = Instant::now();
-    let mut w = Bm25Writer::create(&ours_dir, analyzer, threads).expect("writer");
-    for u in units {
-        w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
-    }
-    w.finish().expect("commit");
-    let ours_build = t0.elapsed().as_secs_f64();
+    let ours_build = if kept.is_some() && done.is_file() {
+        f64::NAN
+    } else {
+        if ours_dir.exists() {
+            fs_err::remove_dir_all(&ours_dir).expect("remove a partial kept index");
+        }
+        fs_err::create_dir_all(&ours_dir).expect("mkdir");
+        let t0 = Instant::now();
+        let mut w = Bm25Writer::create(&ours_dir, analyzer, threads).expect("writer");
+        for u in units() {
+            w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
+        }
+        w.finish().expect("commit");
+        let build = t0.elapsed().as_secs_f64();
+        fs_err::write(&done, b"").expect("marker");
+        build
+    };
     let ours_size = dir_size(&ours_dir);
     let index = Bm25Index::open(&ours_dir, analyzer).expect("open");
     let params = Bm25Params::new(1.2, 0.75, anser_indexer::Idf::Fts5).expect("params");
@@ -107,7 +132,7 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         let mut tokens = Tokens::new(analyzer);
         {
             let mut ins = conn.prepare("INSERT INTO u(rowid, terms) VALUES (?1, ?2)").expect("prepare");
-            for u in units {
+            for u in units() {
                 ins.execute((i64::from(u.ord) + 1, tokens.terms(&u.text).join(" "))).expect("insert");
             }
         }
@@ -126,12 +151,24 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         .map(|f| f.0.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare"));
     let none = UnitFilter::none();
     let window: Option<u32> = std::env::var("ANSER_BENCH_WINDOW").ok().and_then(|w| w.parse().ok());
-    for q in queries {
+    let query_threads: Option<usize> = std::env::var("ANSER_BENCH_QUERY_THREADS").ok().and_then(|t| t.parse().ok());
+    let seed: Option<u32> = std::env::var("ANSER_BENCH_SEED").ok().and_then(|n| n.parse().ok());
+    let compare: Vec<usize> = std::env::var("ANSER_BENCH_COMPARE_THREADS")
+        .map(|l| l.split(',').filter_map(|t| t.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    let mut compared: Vec<Vec<f64>> = vec![Vec::new(); compare.len()];
+    for (qi, q) in queries.iter().enumerate() {
         let t0 = Instant::now();
         let terms = index.query_terms(q);
         let mut query = index.query(&terms, &params, &none).expect("query");
         if let Some(w) = window {
             query = query.with_window(w);
+        }
+        if let Some(t) = query_threads {
+            query = query.with_threads(t, anser_indexer::bm25_query::DEFAULT_PARALLEL_MIN_POSTINGS);
+        }
+        if let Some(n) = seed {
+            query = query.with_seed_windows(n);
         }
         let (hits, stats) = index.top_k(&query, 10).expect("search");
         let ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -140,8 +177,20 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
         scored += stats.scored;
         if profile {
             println!("  {ms:8.2} ms  terms {:3}  {stats:?}", terms.len());
-        }
-        if profile {
+            // The same query again with each listed thread count, in turn (the order rotating
+            // from query to query), so the counts are compared under the same load.
+            for j in 0..compare.len() {
+                let (t, times) = (&compare[(j + qi) % compare.len()], &mut compared[(j + qi) % compare.len()]);
+                let t0 = Instant::now();
+                let terms = index.query_terms(q);
+                let query = index
+                    .query(&terms, &params, &none)
+                    .expect("query")
+                    .with_threads(*t, anser_indexer::bm25_query::DEFAULT_PARALLEL_MIN_POSTINGS);
+                let (again, _) = index.top_k(&query, 10).expect("search");
+                times.push(t0.elapsed().as_secs_f64() * 1e3);
+                assert_eq!(again, hits, "{name}: {t} threads changed the top 10 of {q:?}");
+            }
             continue;
         }
         let t0 = Instant::now();
@@ -169,15 +218,22 @@ fn bench_route(name: &str, route: Route, units: &[Unit], queries: &[String], thr
             same_top1 += 1;
         }
     }
-    for v in [&mut ours, &mut exhaustive, &mut theirs] {
+    for v in [&mut ours, &mut exhaustive, &mut theirs].into_iter().chain(&mut compared) {
         v.sort_by(f64::total_cmp);
+    }
+    for (t, times) in compare.iter().zip(&compared) {
+        println!(
+            "  {name}: {t} query thread(s), interleaved: p50 / p95 {:.2} / {:.2} ms",
+            percentile(times, 0.5),
+            percentile(times, 0.95)
+        );
     }
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
     let (fts_build, fts_size) = fts.as_ref().map_or((f64::NAN, 0), |f| (f.1, f.2));
     println!(
         "| {name} | {} | {} | {threads} | {ours_build:.2} s | {fts_build:.2} s | {:.2}× | {:.0} / {:.0} MiB | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.0}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
-        units.len(),
+        index.num_docs(),
         queries.len(),
         fts_build / ours_build,
         mib(ours_size),
@@ -244,22 +300,21 @@ fn main() {
             .map(PathBuf::from)
             .unwrap_or_else(|| root.parent().unwrap_or(Path::new(".")).join("query"));
         for route in routes_from_env(&[Route::FinanceZhReports, Route::LegalEnCases, Route::ScienceArticles]) {
-            let units = units_of(&root, route);
             let queries = queries_of(&query_dir, route);
-            bench_route(&format!("{} {route}", root.display()), route, &units, &queries, threads);
+            bench_route(&format!("{} {route}", root.display()), route, &|| units_of(&root, route), &queries, threads);
         }
         return;
     }
     let sample = tempfile::tempdir().expect("tmp");
     let summary = generate(&SampleOptions { size: Size::Medium, ..Default::default() }, sample.path()).expect("sample");
     for route in routes_from_env(&[Route::LegalZhCases, Route::FinanceZhReports]) {
-        let units = units_of(&summary.corpus_dir(), route);
         let queries = queries_of(&summary.query_dir(), route);
-        bench_route(&format!("medium sample {route}"), route, &units, &queries, threads);
+        let load = || units_of(&summary.corpus_dir(), route);
+        bench_route(&format!("medium sample {route}"), route, &load, &queries, threads);
     }
     if let Some(shared) = anser_manifest::shared_dir() {
-        let units = units_of(&shared.join("anser/corpus"), Route::FinanceZhRules);
         let queries = queries_of(&shared.join("anser/query"), Route::FinanceZhRules);
-        bench_route("real finance_zh_rules", Route::FinanceZhRules, &units, &queries, threads);
+        let load = || units_of(&shared.join("anser/corpus"), Route::FinanceZhRules);
+        bench_route("real finance_zh_rules", Route::FinanceZhRules, &load, &queries, threads);
     }
 }

@@ -133,6 +133,8 @@ pub struct Bm25Index {
     tokens: std::sync::Mutex<Tokens>,
     num_docs: u64,
     corpus: Arc<Corpus>,
+    /// Threads a large query is searched on: the machine's.
+    query_threads: usize,
 }
 
 impl std::fmt::Debug for Bm25Index {
@@ -188,6 +190,7 @@ impl Bm25Index {
             tokens: std::sync::Mutex::new(Tokens::new(analyzer)),
             num_docs,
             corpus: Arc::new(Corpus { segments, avgdl }),
+            query_threads: std::thread::available_parallelism().map_or(1, usize::from),
         })
     }
 
@@ -220,11 +223,19 @@ impl Bm25Index {
     /// The query over already analysed, distinct terms (terms no unit holds are dropped).
     pub fn query(&self, terms: &[String], params: &Bm25Params, filter: &UnitFilter) -> Result<Bm25Query> {
         let mut weighted = Vec::with_capacity(terms.len());
+        let mut postings = 0;
+        let readers = self.searcher.segment_readers();
+        let inverted =
+            readers.iter().map(|r| r.inverted_index(self.fields.text)).collect::<tantivy::Result<Vec<_>>>()?;
         for t in terms {
             let term = Term::from_field_text(self.fields.text, t);
-            let n = self.searcher.doc_freq(&term)?;
+            // One dictionary lookup per segment gives both the document frequency and where the
+            // postings are.
+            let infos = inverted.iter().map(|i| i.get_term_info(&term)).collect::<std::io::Result<Vec<_>>>()?;
+            let n: u64 = infos.iter().flatten().map(|i| u64::from(i.doc_freq)).sum();
             if n > 0 {
-                weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n) });
+                postings += n;
+                weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n), infos });
             }
         }
         Ok(Bm25Query {
@@ -232,9 +243,13 @@ impl Bm25Index {
             filter: *filter,
             units: None,
             window: crate::bm25_query::DEFAULT_WINDOW,
+            seed_windows: crate::bm25_query::DEFAULT_SEED_WINDOWS,
+            threads: self.query_threads,
+            parallel_min_postings: crate::bm25_query::DEFAULT_PARALLEL_MIN_POSTINGS,
+            postings,
             scale: crate::bm25_query::fixed_point_scale(&weighted, params),
             corpus: self.corpus.clone(),
-            terms: weighted,
+            terms: weighted.into(),
         })
     }
 

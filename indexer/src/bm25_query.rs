@@ -38,12 +38,18 @@
 //! added in: both paths return the same scores bit for bit and the same top k (ties by unit
 //! ordinal).
 
-use std::{collections::BinaryHeap, sync::Arc};
+use std::{
+    collections::BinaryHeap,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+};
 
 use tantivy::{
     DocId, DocSet, Score, SegmentReader, TERMINATED, Term,
     index::SegmentId,
-    postings::{Postings, SegmentPostings},
+    postings::{Postings, SegmentPostings, TermInfo},
     query::{EnableScoring, Explanation, Query, Scorer, Weight},
     schema::IndexRecordOption,
 };
@@ -64,6 +70,16 @@ pub const DEFAULT_WINDOW: DocId = 4096;
 /// window, so the k-th score θ is established on few documents before windows grow (in a
 /// window every term that can reach θ is scored term at a time).
 const FIRST_WINDOW: DocId = 128;
+/// Windows of a slice searched before the others: those where the terms' bounds sum highest,
+/// so that the k-th score θ starts near its final value (a slice with fewer than four times as
+/// many windows is searched in order, from windows of [`FIRST_WINDOW`]). Off by default: on
+/// the release science_articles route θ is near its final value after the first windows anyway,
+/// and the seed windows, searched while θ is still low, scored more postings than they saved
+/// (698k vs 658k per query); kept as an option for routes where the best units come late.
+pub const DEFAULT_SEED_WINDOWS: DocId = 0;
+/// Postings (summed over the query's terms and segments) from which a top-k search is split
+/// over threads: below it, starting threads costs more than it saves.
+pub const DEFAULT_PARALLEL_MIN_POSTINGS: u64 = 1_000_000;
 
 /// What the index keeps in memory per segment for scoring.
 #[derive(Debug)]
@@ -84,10 +100,15 @@ pub(crate) struct Corpus {
 }
 
 impl Corpus {
-    fn segment(&self, id: SegmentId) -> tantivy::Result<&Arc<SegmentData>> {
-        self.segments.iter().find(|s| s.id == id).ok_or_else(|| {
+    /// The position of segment `id` in `segments`.
+    fn position(&self, id: SegmentId) -> tantivy::Result<usize> {
+        self.segments.iter().position(|s| s.id == id).ok_or_else(|| {
             tantivy::TantivyError::InternalError(format!("no BM25 statistics for segment {}", id.uuid_string()))
         })
+    }
+
+    fn segment(&self, id: SegmentId) -> tantivy::Result<&Arc<SegmentData>> {
+        Ok(&self.segments[self.position(id)?])
     }
 }
 
@@ -106,6 +127,13 @@ pub struct PruneStats {
     pub windows_skipped: u64,
     /// Documents the essential terms reached (each then bounded, filtered, maybe completed).
     pub candidates: u64,
+    /// Windows searched before the others ([`DEFAULT_SEED_WINDOWS`]).
+    pub seeded: u64,
+    /// Non-essential postings lists moved forward to a candidate.
+    pub seeks: u64,
+    /// Runs of consecutive documents of one segment searched (more than the segments when the
+    /// search was split over threads).
+    pub slices: u64,
 }
 
 impl PruneStats {
@@ -121,6 +149,9 @@ impl PruneStats {
         self.docs_filtered += o.docs_filtered;
         self.windows_skipped += o.windows_skipped;
         self.candidates += o.candidates;
+        self.seeks += o.seeks;
+        self.seeded += o.seeded;
+        self.slices += o.slices;
     }
 }
 
@@ -129,12 +160,15 @@ impl PruneStats {
 pub(crate) struct QueryTerm {
     pub term: Term,
     pub idf: f64,
+    /// Where its postings are in each segment (`Corpus::segments` order; `None`: not there),
+    /// looked up once when the query is made rather than again by every search of it.
+    pub infos: Vec<Option<TermInfo>>,
 }
 
 /// Our BM25 over the distinct terms of a query, as a tantivy query.
 #[derive(Clone)]
 pub struct Bm25Query {
-    pub(crate) terms: Vec<QueryTerm>,
+    pub(crate) terms: Arc<[QueryTerm]>,
     pub(crate) params: Bm25Params,
     pub(crate) filter: UnitFilter,
     /// When set, only these unit ordinals are admitted.
@@ -143,6 +177,14 @@ pub struct Bm25Query {
     pub(crate) window: DocId,
     /// Fixed-point scale of the score sums ([`fixed_point_scale`]).
     pub(crate) scale: f64,
+    /// Windows of each slice searched first ([`DEFAULT_SEED_WINDOWS`]).
+    pub(crate) seed_windows: DocId,
+    /// Threads a top-k search may use (1: the caller's thread only).
+    pub(crate) threads: usize,
+    /// Postings from which the search is split over `threads`.
+    pub(crate) parallel_min_postings: u64,
+    /// The query terms' postings over all segments.
+    pub(crate) postings: u64,
     pub(crate) corpus: Arc<Corpus>,
 }
 
@@ -162,7 +204,7 @@ impl Query for Bm25Query {
     }
 
     fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a Term, bool)) {
-        for t in &self.terms {
+        for t in self.terms.iter() {
             visitor(&t.term, false);
         }
     }
@@ -180,6 +222,22 @@ impl Bm25Query {
     #[doc(hidden)]
     pub fn with_window(mut self, docs: DocId) -> Self {
         self.window = docs.max(1);
+        self
+    }
+
+    /// Split a top-k search with at least `min_postings` postings over `threads` threads (≥ 1)
+    /// instead of the defaults (the machine's threads, [`DEFAULT_PARALLEL_MIN_POSTINGS`]).
+    #[doc(hidden)]
+    pub fn with_threads(mut self, threads: usize, min_postings: u64) -> Self {
+        self.threads = threads.max(1);
+        self.parallel_min_postings = min_postings;
+        self
+    }
+
+    /// Search `windows` windows of each slice first (0: in order; see [`DEFAULT_SEED_WINDOWS`]).
+    #[doc(hidden)]
+    pub fn with_seed_windows(mut self, windows: DocId) -> Self {
+        self.seed_windows = windows;
         self
     }
 
@@ -230,16 +288,36 @@ impl Ord for Entry {
 }
 
 /// The k best (score desc, ordinal asc) offered documents.
-struct TopK {
+///
+/// When the search is split over threads, each thread keeps its own k best and publishes its
+/// k-th score in `shared` (scores are positive, so their bits order as the scores do): every
+/// thread's k-th score is at most the final k-th score, so the largest of them is a threshold
+/// all threads may prune with, and it only ever drops documents that cannot enter the final k.
+struct TopK<'a> {
     k: usize,
     heap: BinaryHeap<Entry>,
+    shared: Option<&'a AtomicU64>,
 }
 
-impl Sink for TopK {
-    fn threshold(&self) -> f64 {
+impl<'a> TopK<'a> {
+    fn new(k: usize, shared: Option<&'a AtomicU64>) -> Self {
+        TopK { k, heap: BinaryHeap::with_capacity(k + 1), shared }
+    }
+
+    fn local_threshold(&self) -> f64 {
         match self.heap.peek() {
             Some(w) if self.heap.len() == self.k => w.0.score,
             _ => f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Sink for TopK<'_> {
+    fn threshold(&self) -> f64 {
+        let local = self.local_threshold();
+        match self.shared {
+            Some(s) => local.max(f64::from_bits(s.load(Ordering::Relaxed))),
+            None => local,
         }
     }
 
@@ -250,6 +328,14 @@ impl Sink for TopK {
         } else if self.heap.peek().is_some_and(|w| e < *w) {
             self.heap.pop();
             self.heap.push(e);
+        } else {
+            return;
+        }
+        let local = self.local_threshold();
+        if let Some(s) = self.shared
+            && local > 0.0
+        {
+            s.fetch_max(local.to_bits(), Ordering::Relaxed);
         }
     }
 }
@@ -287,49 +373,63 @@ pub(crate) fn fixed_point_scale(terms: &[QueryTerm], params: &Bm25Params) -> f64
 /// A term score in fixed point (see [`fixed_point_scale`]).
 #[inline]
 fn fixed(score: f64, scale: f64) -> u64 {
-    (score * scale + 0.5) as u64
+    // Below 2^61 (see `fixed_point_scale`), so the signed conversion (one instruction, where
+    // the unsigned one is several) gives the same integer.
+    (score * scale + 0.5) as i64 as u64
 }
 
 /// A fixed-point sum as a score.
 #[inline]
 fn unfixed(sum: u64, scale: f64) -> f64 {
-    sum as f64 / scale
+    sum as i64 as f64 / scale
+}
+
+/// The value a bound must reach to count as reaching `threshold` (its relative margin off).
+#[inline]
+fn threshold_floor(threshold: f64) -> f64 {
+    threshold - MARGIN * threshold.abs()
 }
 
 fn below(bound: f64, threshold: f64) -> bool {
-    bound < threshold - MARGIN * threshold.abs()
+    bound < threshold_floor(threshold)
 }
 
-/// One term's postings in one segment with its bounds.
-struct Cursor<'a> {
+/// One term's bounds over one slice of a segment.
+struct Bounds<'a> {
     idf: f64,
-    postings: SegmentPostings,
     /// Bound over all its postings.
     ub: f64,
+    /// Its blocks overlapping the slice (`None`: it has a single block, bound by `ub`).
     blocks: Option<&'a [Block]>,
     /// Bound per block (same indexes as `blocks`).
     block_ub: Vec<f64>,
+}
+
+/// One term's postings in one slice of a segment, with its bounds.
+struct Cursor<'a, 'b> {
+    postings: SegmentPostings,
+    bounds: &'b Bounds<'a>,
     /// Block holding the current candidate.
     at: usize,
 }
 
-impl Cursor<'_> {
+impl Cursor<'_, '_> {
     /// Bound of this term's score over documents `start..end` (0 when it has no posting there;
     /// a term without block maxima is sought to `start`, which decodes at most its one block).
     fn window_bound(&mut self, start: DocId, end: DocId) -> f64 {
-        match self.blocks {
+        match self.bounds.blocks {
             None => {
                 if self.postings.doc() < start {
                     self.postings.seek(start);
                 }
-                if self.postings.doc() < end { self.ub } else { 0.0 }
+                if self.postings.doc() < end { self.bounds.ub } else { 0.0 }
             }
             Some(blocks) => {
                 while self.at < blocks.len() && blocks[self.at].last_doc < start {
                     self.at += 1;
                 }
                 let mut bound = 0.0f64;
-                for (b, ub) in blocks[self.at..].iter().zip(&self.block_ub[self.at..]) {
+                for (b, ub) in blocks[self.at..].iter().zip(&self.bounds.block_ub[self.at..]) {
                     bound = bound.max(*ub);
                     if b.last_doc + 1 >= end {
                         break;
@@ -340,45 +440,168 @@ impl Cursor<'_> {
         }
     }
 
-    /// Bound of this term's score for document `d` (0 past its last posting).
-    fn bound_at(&mut self, d: DocId) -> f64 {
-        match self.blocks {
-            None => self.ub,
+    /// Bound of this term's score for document `d` (0 past its last posting), and the last
+    /// document it holds for (the end of `d`'s block; `DocId::MAX` when it never changes).
+    fn bound_until(&mut self, d: DocId) -> (f64, DocId) {
+        match self.bounds.blocks {
+            None => (self.bounds.ub, DocId::MAX),
             Some(blocks) => {
                 while self.at < blocks.len() && blocks[self.at].last_doc < d {
                     self.at += 1;
                 }
-                self.block_ub.get(self.at).copied().unwrap_or(0.0)
+                match blocks.get(self.at) {
+                    Some(b) => (self.bounds.block_ub[self.at], b.last_doc),
+                    None => (0.0, DocId::MAX),
+                }
             }
         }
     }
 }
 
+/// Scratch space of one slice's search, reused window after window.
+struct Scratch {
+    /// Each term's bound inside the window.
+    wmax: Vec<f64>,
+    /// Terms in ascending window bound order.
+    order: Vec<usize>,
+    /// Prefix sums of the window bounds in that order.
+    prefix: Vec<f64>,
+    /// Per candidate, prefix sums of the non-essential terms' block bounds.
+    nb: Vec<f64>,
+    /// The essential terms' fixed-point partial scores per document of the window.
+    acc: Vec<u64>,
+    /// The documents of the window the essential terms reached.
+    hit: Vec<u64>,
+    /// The current document of each non-essential term (in `order`), cached.
+    doc_at: Vec<DocId>,
+}
+
+impl Scratch {
+    fn new(terms: usize, window: usize) -> Self {
+        Scratch {
+            wmax: vec![0.0; terms],
+            order: (0..terms).collect(),
+            prefix: vec![0.0; terms + 1],
+            nb: vec![0.0; terms + 1],
+            acc: vec![0; window],
+            hit: vec![0; window.div_ceil(64)],
+            doc_at: vec![0; terms],
+        }
+    }
+}
+
+/// The largest term score over a block's (tf, length) front: `idf·(k1 + 1)·tf / (tf + c0 +
+/// c1·len)` is largest where `tf / (tf + c0 + c1·len)` is, found by cross-multiplying, so a
+/// front costs one division rather than two per point (bounds are computed for every block of
+/// every query term). It may differ from [`Bm25Params::term_score`] in the last bits, which the
+/// relative [`MARGIN`] of every comparison absorbs.
+fn front_bound(params: &Bm25Params, idf: f64, avgdl: f64, front: &[crate::bm25_stats::Point]) -> f64 {
+    let k1 = params.k1();
+    let (c0, c1) = if avgdl > 0.0 { (k1 * (1.0 - params.b()), k1 * params.b() / avgdl) } else { (k1, 0.0) };
+    let (mut num, mut den) = (0.0f64, 1.0f64);
+    for p in front {
+        let tf = f64::from(p.tf);
+        let d = tf + c0 + c1 * f64::from(p.len);
+        if tf * den > num * d {
+            (num, den) = (tf, d);
+        }
+    }
+    if num == 0.0 { 0.0 } else { idf * (k1 + 1.0) * num / den }
+}
+
+/// The part of a segment one thread searches: documents `lo..hi` of segment `seg`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slice {
+    seg: usize,
+    lo: DocId,
+    hi: DocId,
+}
+
+/// The segments' documents (`max_doc` per segment) cut into `parts` runs of consecutive
+/// documents of about equal length, each run a list of slices in segment and document order.
+fn partition(max_docs: &[DocId], parts: usize) -> Vec<Vec<Slice>> {
+    let total: u64 = max_docs.iter().map(|&m| u64::from(m)).sum();
+    let parts = (parts.max(1) as u64).min(total.max(1));
+    let mut out = vec![Vec::new(); parts as usize];
+    let mut base = 0u64;
+    for (seg, &max_doc) in max_docs.iter().enumerate() {
+        let (first, last) = (base, base + u64::from(max_doc));
+        for (p, run) in out.iter_mut().enumerate() {
+            let (from, to) = (total * p as u64 / parts, total * (p as u64 + 1) / parts);
+            let (lo, hi) = (from.max(first), to.min(last));
+            if lo < hi {
+                run.push(Slice { seg, lo: (lo - first) as DocId, hi: (hi - first) as DocId });
+            }
+        }
+        base = last;
+    }
+    out
+}
+
 impl Bm25Weight {
     fn open_postings(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(usize, SegmentPostings, u64)>> {
+        let seg = self.query.corpus.position(reader.segment_id())?;
         let mut out = Vec::new();
         for (idx, t) in self.query.terms.iter().enumerate() {
-            let inverted = reader.inverted_index(t.term.field())?;
-            if let Some(info) = inverted.get_term_info(&t.term)? {
-                let p = inverted.read_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
+            if let Some(Some(info)) = t.infos.get(seg) {
+                let inverted = reader.inverted_index(t.term.field())?;
+                let p = inverted.read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
                 out.push((idx, p, info.postings_range.start as u64));
             }
         }
         Ok(out)
     }
 
-    /// The `k` best units, best first (ties by unit ordinal), with postings counters.
+    /// The `k` best units, best first (ties by unit ordinal), with postings counters. A query
+    /// with many postings is searched on several threads (see [`Bm25Query::with_threads`]),
+    /// each over a run of consecutive documents, sharing the k-th score ([`TopK`]).
     pub fn top_k(&self, searcher: &tantivy::Searcher, k: usize) -> tantivy::Result<(Vec<Scored>, PruneStats)> {
-        let mut top = TopK { k, heap: BinaryHeap::with_capacity(k + 1) };
         let mut stats = PruneStats::default();
-        if k > 0 {
-            for reader in searcher.segment_readers() {
-                stats.add(&self.prune(reader, &mut top)?);
+        if k == 0 {
+            return Ok((Vec::new(), stats));
+        }
+        let readers = searcher.segment_readers();
+        let q = &self.query;
+        let threads = if q.postings >= q.parallel_min_postings { q.threads } else { 1 };
+        let max_docs: Vec<DocId> = readers.iter().map(SegmentReader::max_doc).collect();
+        let runs = partition(&max_docs, threads);
+        let mut entries = Vec::with_capacity(k * runs.len());
+        if runs.len() <= 1 {
+            let mut top = TopK::new(k, None);
+            for reader in readers {
+                stats.add(&self.prune(reader, 0, reader.max_doc(), &mut top)?);
+            }
+            entries.extend(top.heap.into_iter().map(|e| e.0));
+        } else {
+            let shared = AtomicU64::new(0.0f64.to_bits());
+            let shared = &shared;
+            let search = move |run: &[Slice]| -> tantivy::Result<(Vec<Scored>, PruneStats)> {
+                let mut top = TopK::new(k, Some(shared));
+                let mut stats = PruneStats::default();
+                for sl in run {
+                    stats.add(&self.prune(&readers[sl.seg], sl.lo, sl.hi, &mut top)?);
+                }
+                Ok((top.heap.into_iter().map(|e| e.0).collect(), stats))
+            };
+            // The first run on this thread, the others on threads of their own.
+            let results = std::thread::scope(|s| {
+                let workers: Vec<_> = runs[1..].iter().map(|run| s.spawn(move || search(run))).collect();
+                let mut results = vec![search(&runs[0])];
+                results.extend(workers.into_iter().map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        Err(tantivy::TantivyError::InternalError("BM25 search thread panicked".into()))
+                    })
+                }));
+                results.into_iter().collect::<tantivy::Result<Vec<_>>>()
+            })?;
+            for (part, part_stats) in results {
+                entries.extend(part);
+                stats.add(&part_stats);
             }
         }
-        let mut hits: Vec<Scored> = top.heap.into_iter().map(|e| e.0).collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
-        Ok((hits, stats))
+        entries.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.ord.cmp(&b.ord)));
+        entries.truncate(k);
+        Ok((entries, stats))
     }
 
     /// Every admitted matching unit scored by the exhaustive scorer, best first (the reference
@@ -397,137 +620,275 @@ impl Bm25Weight {
         Ok(hits)
     }
 
-    /// Block-max MaxScore over one segment, window by window (see the module docs).
-    fn prune(&self, reader: &SegmentReader, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
+    /// The query terms' postings in `reader`, each with its bounds' index in `bounds`.
+    fn cursors<'a, 'b>(
+        &self,
+        reader: &SegmentReader,
+        bounds: &'b [Bounds<'a>],
+    ) -> tantivy::Result<Vec<Cursor<'a, 'b>>> {
+        Ok(self
+            .open_postings(reader)?
+            .into_iter()
+            .zip(bounds)
+            .map(|((_, postings, _), bounds)| Cursor { postings, bounds, at: 0 })
+            .collect())
+    }
+
+    /// Block-max MaxScore over documents `lo..hi` of one segment, window by window (see the
+    /// module docs).
+    fn prune(&self, reader: &SegmentReader, lo: DocId, hi: DocId, sink: &mut dyn Sink) -> tantivy::Result<PruneStats> {
         let q = &self.query;
         let seg = q.corpus.segment(reader.segment_id())?.clone();
-        let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
-        let mut stats = PruneStats::default();
-        let mut cursors: Vec<Cursor> = Vec::new();
+        let (params, avgdl) = (q.params, q.corpus.avgdl);
+        let mut stats = PruneStats { slices: 1, ..PruneStats::default() };
+        let mut bounds = Vec::new();
         for (idx, postings, start) in self.open_postings(reader)? {
             let idf = q.terms[idx].idf;
-            stats.postings += u64::from(postings.doc_freq());
-            let blocks = seg.stats.blocks(start);
-            let block_ub: Vec<f64> = blocks
-                .unwrap_or(&[])
-                .iter()
-                .map(|b| {
-                    seg.stats
-                        .front(b)
-                        .iter()
-                        .map(|p| params.term_score(idf, f64::from(p.tf), f64::from(p.len), avgdl))
-                        .fold(0.0, f64::max)
-                })
-                .collect();
+            // Each posting is counted once, by the slice that starts the segment.
+            if lo == 0 {
+                stats.postings += u64::from(postings.doc_freq());
+            }
+            // Only the blocks overlapping lo..hi: from the first ending at or after lo to the
+            // first ending at or after hi − 1.
+            let blocks = seg.stats.blocks(start).map(|all| {
+                let from = all.partition_point(|b| b.last_doc < lo);
+                let to = all.partition_point(|b| b.last_doc < hi.saturating_sub(1)).saturating_add(1).min(all.len());
+                &all[from..to.max(from)]
+            });
+            let block_ub: Vec<f64> =
+                blocks.unwrap_or(&[]).iter().map(|b| front_bound(&params, idf, avgdl, seg.stats.front(b))).collect();
             let saturation = idf * (params.k1() + 1.0);
             let ub = if blocks.is_some() { block_ub.iter().copied().fold(0.0, f64::max) } else { saturation };
-            cursors.push(Cursor { idf, postings, ub, blocks, block_ub, at: 0 });
+            bounds.push(Bounds { idf, ub, blocks, block_ub });
         }
-        let n = cursors.len();
-        if n == 0 {
+        if bounds.is_empty() {
             return Ok(stats);
         }
-        let window = q.window as usize;
-        // Per window: each term's bound inside it, terms in ascending bound order, prefix sums of
-        // those bounds, per candidate the prefix sums of the non-essential block bounds, and the
-        // essential terms' fixed-point partial scores with the set of documents they reached.
-        let mut wmax = vec![0.0; n];
-        let mut order: Vec<usize> = (0..n).collect();
-        let mut prefix = vec![0.0; n + 1];
-        let mut nb = vec![0.0; n + 1];
-        let mut acc = vec![0u64; window];
-        let mut hit = vec![0u64; window.div_ceil(64)];
-        let max_doc = reader.max_doc();
-        let lens = &seg.stats.lens;
-        let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
-        let mut start = 0;
-        let mut span = FIRST_WINDOW.min(q.window);
-        while start < max_doc {
-            let end = start.saturating_add(span).min(max_doc);
-            span = span.saturating_mul(2).min(q.window);
-            let mut theta = sink.threshold();
-            let mut total = 0.0;
-            for (i, c) in cursors.iter_mut().enumerate() {
-                wmax[i] = c.window_bound(start, end);
-                total += wmax[i];
-            }
-            if below(total, theta) {
-                stats.windows_skipped += 1;
+        let mut scratch = Scratch::new(bounds.len(), q.window as usize);
+        let grid = q.window;
+        let seeds = self.seed_windows(reader, &bounds, lo, hi)?;
+        if seeds.is_empty() {
+            // Windows growing from FIRST_WINDOW, so θ is established on few documents.
+            let mut cursors = self.cursors(reader, &bounds)?;
+            let mut start = lo;
+            let mut span = FIRST_WINDOW.min(grid);
+            while start < hi {
+                let end = start.saturating_add(span).min(hi);
+                span = span.saturating_mul(2).min(grid);
+                self.window(&seg, &mut cursors, &mut scratch, start, end, sink, &mut stats);
                 start = end;
-                continue;
             }
-            order.sort_unstable_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
-            for (i, &o) in order.iter().enumerate() {
-                prefix[i + 1] = prefix[i] + wmax[o];
+        } else {
+            // The seed windows first (θ rises on the documents most likely to be in the top k),
+            // then the others in order; a seed window's documents were all offered or pruned.
+            stats.seeded += seeds.len() as u64;
+            let mut cursors = self.cursors(reader, &bounds)?;
+            for &w in &seeds {
+                let start = lo + w * grid;
+                self.window(
+                    &seg,
+                    &mut cursors,
+                    &mut scratch,
+                    start,
+                    start.saturating_add(grid).min(hi),
+                    sink,
+                    &mut stats,
+                );
             }
-            // order[..ne]: non-essential terms (a document holding only them cannot reach θ).
-            let mut ne = 0;
-            while ne < n && below(prefix[ne + 1], theta) {
-                ne += 1;
-            }
-            // The essential terms, term at a time, into the window's accumulators.
-            for &o in &order[ne..] {
-                let c = &mut cursors[o];
-                if c.postings.doc() < start {
-                    c.postings.seek(start);
+            let mut cursors = self.cursors(reader, &bounds)?;
+            let mut next_seed = seeds.iter().peekable();
+            let mut w = 0;
+            let mut start = lo;
+            while start < hi {
+                let end = start.saturating_add(grid).min(hi);
+                if next_seed.next_if_eq(&&w).is_none() {
+                    self.window(&seg, &mut cursors, &mut scratch, start, end, sink, &mut stats);
                 }
-                let mut d = c.postings.doc();
-                while d < end {
-                    let off = (d - start) as usize;
-                    let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), len_of(d), avgdl);
-                    acc[off] += fixed(s, scale);
-                    hit[off / 64] |= 1 << (off % 64);
-                    stats.scored += 1;
-                    d = c.postings.advance();
-                }
+                w += 1;
+                start = end;
             }
-            // The candidates in document order: bounded, then completed with the non-essential
-            // terms (largest bound first) while they can still reach θ.
-            for (w, word) in hit.iter_mut().enumerate() {
-                let mut bits = std::mem::take(word);
-                while bits != 0 {
-                    let off = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let mut sum = std::mem::take(&mut acc[off]);
-                    let d = start + off as DocId;
-                    stats.candidates += 1;
-                    if !q.admits(&seg, d) {
-                        stats.docs_filtered += 1;
-                        continue;
-                    }
-                    if below(unfixed(sum, scale) + prefix[ne], theta) {
-                        continue;
-                    }
-                    for i in 0..ne {
-                        nb[i + 1] = nb[i] + cursors[order[i]].bound_at(d);
-                    }
-                    let dl = len_of(d);
-                    let mut complete = true;
-                    for i in (0..ne).rev() {
-                        if below(unfixed(sum, scale) + nb[i + 1], theta) {
-                            complete = false;
-                            break;
-                        }
-                        let c = &mut cursors[order[i]];
-                        if c.postings.doc() < d {
-                            c.postings.seek(d);
-                        }
-                        if c.postings.doc() == d {
-                            let s = params.term_score(c.idf, f64::from(c.postings.term_freq()), dl, avgdl);
-                            sum += fixed(s, scale);
-                            stats.scored += 1;
-                        }
-                    }
-                    if complete {
-                        stats.docs_scored += 1;
-                        sink.offer(d, seg.ords[d as usize], unfixed(sum, scale));
-                        theta = sink.threshold();
-                    }
-                }
-            }
-            start = end;
         }
         Ok(stats)
+    }
+
+    /// The windows (indexes of `q.window`-document windows from `lo`) to search first, in
+    /// order: the [`Bm25Query::with_seed_windows`] ones whose terms' bounds sum highest. None
+    /// when the slice has fewer than four times as many windows.
+    fn seed_windows(
+        &self,
+        reader: &SegmentReader,
+        bounds: &[Bounds],
+        lo: DocId,
+        hi: DocId,
+    ) -> tantivy::Result<Vec<DocId>> {
+        let q = &self.query;
+        let (grid, seeds) = (q.window, q.seed_windows as usize);
+        let windows = (hi - lo).div_ceil(grid) as usize;
+        if seeds == 0 || windows < 4 * seeds {
+            return Ok(Vec::new());
+        }
+        let mut totals = vec![0.0f64; windows];
+        let mut best = vec![0.0f64; windows];
+        let mut cursors = self.cursors(reader, bounds)?;
+        for c in &mut cursors {
+            best.fill(0.0);
+            match c.bounds.blocks {
+                // A single block: its postings say which windows it reaches.
+                None => {
+                    let mut d = c.postings.doc();
+                    if d < lo {
+                        d = c.postings.seek(lo);
+                    }
+                    while d < hi {
+                        best[((d - lo) / grid) as usize] = c.bounds.ub;
+                        d = c.postings.advance();
+                    }
+                }
+                Some(blocks) => {
+                    let mut first = lo;
+                    for (b, &ub) in blocks.iter().zip(&c.bounds.block_ub) {
+                        let last = b.last_doc.min(hi - 1);
+                        for w in ((first.max(lo) - lo) / grid)..=((last.max(lo) - lo) / grid) {
+                            best[w as usize] = best[w as usize].max(ub);
+                        }
+                        first = b.last_doc.saturating_add(1);
+                    }
+                }
+            }
+            for (t, b) in totals.iter_mut().zip(&best) {
+                *t += b;
+            }
+        }
+        let mut ranked: Vec<DocId> = (0..windows as DocId).collect();
+        ranked.sort_by(|&a, &b| totals[b as usize].total_cmp(&totals[a as usize]).then(a.cmp(&b)));
+        ranked.truncate(seeds);
+        ranked.sort_unstable();
+        Ok(ranked)
+    }
+
+    /// Scores documents `start..end` of `seg` into `sink`: skipped whole when the terms' bounds
+    /// cannot reach θ, else the essential terms term at a time and the candidates completed.
+    #[allow(clippy::too_many_arguments)]
+    fn window(
+        &self,
+        seg: &SegmentData,
+        cursors: &mut [Cursor],
+        scratch: &mut Scratch,
+        start: DocId,
+        end: DocId,
+        sink: &mut dyn Sink,
+        stats: &mut PruneStats,
+    ) {
+        let q = &self.query;
+        let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
+        let Scratch { wmax, order, prefix, nb, acc, hit, doc_at } = scratch;
+        let n = cursors.len();
+        let lens = &seg.stats.lens;
+        let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
+        let mut theta = sink.threshold();
+        let mut total = 0.0;
+        for (i, c) in cursors.iter_mut().enumerate() {
+            wmax[i] = c.window_bound(start, end);
+            total += wmax[i];
+        }
+        if below(total, theta) {
+            stats.windows_skipped += 1;
+            return;
+        }
+        order.sort_unstable_by(|&a, &b| wmax[a].total_cmp(&wmax[b]).then(a.cmp(&b)));
+        for (i, &o) in order.iter().enumerate() {
+            prefix[i + 1] = prefix[i] + wmax[o];
+        }
+        // order[..ne]: non-essential terms (a document holding only them cannot reach θ).
+        let mut ne = 0;
+        while ne < n && below(prefix[ne + 1], theta) {
+            ne += 1;
+        }
+        // `nb` (the non-essential terms' block bounds, prefix-summed) holds for candidates up to
+        // `nb_until`, the first end of one of their blocks: recomputed only past it.
+        let mut nb_until: Option<DocId> = None;
+        // The essential terms, term at a time, into the window's accumulators.
+        for &o in &order[ne..] {
+            let c = &mut cursors[o];
+            if c.postings.doc() < start {
+                c.postings.seek(start);
+            }
+            let mut d = c.postings.doc();
+            while d < end {
+                let off = (d - start) as usize;
+                let s = params.term_score(c.bounds.idf, f64::from(c.postings.term_freq()), len_of(d), avgdl);
+                acc[off] += fixed(s, scale);
+                hit[off / 64] |= 1 << (off % 64);
+                stats.scored += 1;
+                d = c.postings.advance();
+            }
+        }
+        // The candidates in document order: bounded, then completed with the non-essential terms
+        // (largest bound first) while they can still reach θ. Bounds are compared with `need`,
+        // θ less its margin, minus the candidate's score so far (kept in f64 beside the
+        // fixed-point sum, updated only when a term adds to it: `1 / scale` is a power of two,
+        // so the product is the exact quotient).
+        let inv_scale = 1.0 / scale;
+        let mut floor = threshold_floor(theta);
+        for i in 0..ne {
+            doc_at[i] = cursors[order[i]].postings.doc();
+        }
+        for (w, word) in hit.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                let off = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let mut sum = std::mem::take(&mut acc[off]);
+                let d = start + off as DocId;
+                stats.candidates += 1;
+                if !q.admits(seg, d) {
+                    stats.docs_filtered += 1;
+                    continue;
+                }
+                let mut need = floor - sum as i64 as f64 * inv_scale;
+                if prefix[ne] < need {
+                    continue;
+                }
+                if nb_until.is_none_or(|u| d > u) {
+                    let mut until = DocId::MAX;
+                    for i in 0..ne {
+                        let (bound, last) = cursors[order[i]].bound_until(d);
+                        nb[i + 1] = nb[i] + bound;
+                        until = until.min(last);
+                    }
+                    nb_until = Some(until);
+                }
+                let dl = len_of(d);
+                let mut complete = true;
+                for i in (0..ne).rev() {
+                    if nb[i + 1] < need {
+                        complete = false;
+                        break;
+                    }
+                    // The term's current document, cached: most candidates lack most terms.
+                    if doc_at[i] > d {
+                        continue;
+                    }
+                    let c = &mut cursors[order[i]];
+                    if doc_at[i] < d {
+                        doc_at[i] = c.postings.seek(d);
+                        stats.seeks += 1;
+                    }
+                    if doc_at[i] == d {
+                        let s = params.term_score(c.bounds.idf, f64::from(c.postings.term_freq()), dl, avgdl);
+                        sum += fixed(s, scale);
+                        need = floor - sum as i64 as f64 * inv_scale;
+                        stats.scored += 1;
+                    }
+                }
+                if complete {
+                    stats.docs_scored += 1;
+                    sink.offer(d, seg.ords[d as usize], sum as i64 as f64 * inv_scale);
+                    theta = sink.threshold();
+                    floor = threshold_floor(theta);
+                }
+            }
+        }
     }
 
     fn bm25_scorer(&self, reader: &SegmentReader) -> tantivy::Result<Bm25Scorer> {
@@ -570,7 +931,7 @@ impl Weight for Bm25Weight {
         reader: &SegmentReader,
         callback: &mut dyn FnMut(DocId, Score) -> Score,
     ) -> tantivy::Result<()> {
-        self.prune(reader, &mut CallbackSink { threshold, callback })?;
+        self.prune(reader, 0, reader.max_doc(), &mut CallbackSink { threshold, callback })?;
         Ok(())
     }
 }
@@ -666,5 +1027,39 @@ impl DocSet for Bm25Scorer {
 impl Scorer for Bm25Scorer {
     fn score(&mut self) -> Score {
         self.score_f64() as Score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_bound_is_the_best_term_score_of_the_front() {
+        use crate::{Idf, bm25_stats::Point};
+        let front: Vec<Point> = [(1, 40), (2, 90), (3, 300), (7, 2000)].map(|(tf, len)| Point { tf, len }).to_vec();
+        for (k1, b) in [(1.2, 0.75), (0.0, 0.3), (2.0, 1.0), (0.5, 0.0), (100.0, 0.9)] {
+            let p = Bm25Params::new(k1, b, Idf::Lucene).expect("params");
+            for avgdl in [0.0, 150.0] {
+                let best = front
+                    .iter()
+                    .map(|q| p.term_score(1.7, f64::from(q.tf), f64::from(q.len), avgdl))
+                    .fold(0.0, f64::max);
+                let bound = front_bound(&p, 1.7, avgdl, &front);
+                assert!((bound - best).abs() <= 1e-12 * best, "k1 {k1} b {b} avgdl {avgdl}: {bound} vs {best}");
+            }
+        }
+        assert_eq!(front_bound(&Bm25Params::default(), 1.7, 150.0, &[]), 0.0);
+    }
+
+    #[test]
+    fn partition_cuts_segments_into_equal_runs_in_order() {
+        let runs = partition(&[10, 4, 6], 2);
+        let s = |seg, lo, hi| Slice { seg, lo, hi };
+        assert_eq!(runs, vec![vec![s(0, 0, 10)], vec![s(1, 0, 4), s(2, 0, 6)]]);
+        let runs = partition(&[7, 5], 3);
+        assert_eq!(runs, vec![vec![s(0, 0, 4)], vec![s(0, 4, 7), s(1, 0, 1)], vec![s(1, 1, 5)]]);
+        assert_eq!(partition(&[2], 8).len(), 2, "never more runs than documents");
+        assert_eq!(partition(&[], 4), vec![Vec::new()]);
     }
 }

@@ -59,6 +59,7 @@ fn pruned_top_k_equals_exhaustive_scoring() {
     // Every path of the pruned search is taken somewhere: windows skipped whole, candidates
     // filtered out, candidates dropped before being completed.
     let mut windowed_stats = anser_indexer::PruneStats::default();
+    let mut split_slices = u64::MAX;
     for (route, analyzer) in [
         (Route::FinanceZhReports, Analyzer::ZhBigram),
         (Route::FinanceZhReports, Analyzer::ZhJieba),
@@ -87,12 +88,23 @@ fn pruned_top_k_equals_exhaustive_scoring() {
                         same(route.as_str(), &what, &pruned, &all[..all.len().min(k)]);
                         // Many small windows (the sample's routes fit in one default window).
                         let query = bm25.query(&terms, &params, filter).expect("query").with_window(64);
+                        // Four seed windows searched first (many windows of 64 documents).
+                        let (seeded, sd) = bm25.top_k(&query.clone().with_seed_windows(4), k).expect("seeded");
+                        same(route.as_str(), &format!("{what} window 64 seeded"), &seeded, &all[..all.len().min(k)]);
+                        windowed_stats.seeded += sd.seeded;
                         let (windowed, ws) = bm25.top_k(&query, k).expect("windowed");
                         windowed_stats.windows_skipped += ws.windows_skipped;
                         windowed_stats.docs_filtered += ws.docs_filtered;
                         windowed_stats.candidates += ws.candidates;
                         windowed_stats.docs_scored += ws.docs_scored;
                         same(route.as_str(), &format!("{what} window 64"), &windowed, &all[..all.len().min(k)]);
+                        assert_eq!(ws.seeded, 0, "seed windows are off by default");
+                        // Split over 3 threads whatever the postings (runs of consecutive
+                        // documents sharing the k-th score).
+                        let (split, ss) = bm25.top_k(&query.with_threads(3, 0).with_seed_windows(2), k).expect("split");
+                        same(route.as_str(), &format!("{what} 3 threads"), &split, &all[..all.len().min(k)]);
+                        assert_eq!(ss.postings, ws.postings, "{what}: postings counted once");
+                        split_slices = split_slices.min(ss.slices);
                         if k == 10 && filter.is_none() {
                             postings += stats.postings;
                             scored += stats.scored;
@@ -103,8 +115,10 @@ fn pruned_top_k_equals_exhaustive_scoring() {
         }
     }
     let w = windowed_stats;
+    assert!(w.seeded > 0, "no seed window was searched first: {w:?}");
     assert!(w.windows_skipped > 0 && w.docs_filtered > 0, "a path of the pruned search was never taken: {w:?}");
     assert!(w.docs_scored + w.docs_filtered < w.candidates, "no candidate was dropped before completion: {w:?}");
+    assert!(split_slices >= 3, "a split search searched {split_slices} slices");
     assert!(evidence_filters > 0, "no route of the sample had an evidence kind only some units name");
     assert!(scored < postings / 2, "top-10 queries scored {scored} of {postings} postings");
 }
