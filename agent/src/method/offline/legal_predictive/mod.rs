@@ -20,7 +20,8 @@
 //!
 //! Layout: this module holds what both languages share (tests of a predictor value, comparison
 //! cues and thresholds, the cohort → association step); [`zh`] and [`en`] read their corpus's
-//! dictionaries, for these plans and for the descriptive planner's counting conditions.
+//! dictionaries, for these plans and for the descriptive planner's counting conditions, through
+//! [`cache`], which keeps them per route and set of hiding conditions for the whole process.
 //!
 //! Statistics convention: the p-value follows the test the instruction names — "Fisher" gives
 //! the raw odds ratio (Haldane–Anscombe +0.5 only with a zero cell) and Fisher's exact p, which
@@ -29,6 +30,7 @@
 //! says Fisher too, so on the release the option can differ where the two tests straddle 0.05;
 //! an instruction that names no test gets the release's convention for its language.
 
+mod cache;
 mod en;
 mod zh;
 
@@ -37,6 +39,8 @@ use std::collections::BTreeSet;
 use anser_manifest::{Language, PublicTask};
 use serde_json::{Value, json};
 
+pub use cache::LegalCache;
+pub(super) use cache::Reader;
 pub(super) use en::en_count_conditions;
 pub(super) use zh::zh_count_conditions;
 
@@ -219,10 +223,10 @@ fn convention_of(task: &PublicTask) -> Convention {
 }
 
 /// Plan and answer one legal predictive task; `None` when the query does not map.
-pub fn solve(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
+pub(super) fn solve(reader: &Reader, task: &PublicTask) -> Result<Option<RelationPlan>> {
     match task.group.language {
-        Language::Zh => zh::solve_zh(db, task),
-        Language::En => en::solve_en(db, task),
+        Language::Zh => zh::solve_zh(reader, task),
+        Language::En => en::solve_en(reader, task),
     }
 }
 
