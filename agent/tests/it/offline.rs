@@ -416,3 +416,89 @@ fn finance_route_is_read_once_and_a_cutoff_still_hides_later_reports() {
     let alone = fresh.solve_now(&task, &mut TaskTrace::new(&task.id));
     assert_eq!((&alone.answer, &alone.evidence, &alone.status), (&solved.answer, &solved.evidence, &solved.status));
 }
+
+/// The relation plan a legal predictive task's trace records (`None`: the query did not map).
+fn relation_plan(trace: &TaskTrace) -> Option<Value> {
+    let step = trace.events().iter().find(|e| e.event == "tool_call" || e.detail.get("mapped").is_some());
+    step.and_then(|e| e.detail.get("plan")).cloned()
+}
+
+/// The planner keeps the legal dictionaries (causes, feature keys, decision texts) per route
+/// and set of hiding conditions, yet a task that states a cutoff reads them as its own guarded
+/// connection shows them: after tasks without a cutoff filled the cache, a task whose cutoff
+/// hides every case of its cause of action no longer finds that cause (the plan does not map,
+/// where dictionaries read without the cutoff would map it and build an empty cohort), and a
+/// task with a cutoff in the middle of the cases answers, plans and cites exactly as a planner
+/// that never saw another task, citing no case past the cutoff.
+#[test]
+fn legal_dictionaries_are_read_once_and_a_cutoff_still_hides_later_cases() {
+    use anser_agent::tools::{
+        boundary::Boundary,
+        sql::{GuardedDb, SqlParams},
+    };
+    let dir = tempfile::TempDir::new().expect("tempdir");
+    let summary = sample(DEFAULT_SEED, dir.path());
+    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
+    let corpus = summary.corpus_dir();
+    let shared = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    assert_eq!(shared.legal_views_read(), 0);
+    let predictive: Vec<&PublicTask> =
+        bench.tasks().iter().filter(|t| t.source_file == "legal/zh/predictive.json").take(4).collect();
+    let mut mapped = None;
+    for task in &predictive {
+        assert!(Boundary::from_task(task).expect("boundary").is_none());
+        let mut trace = TaskTrace::new(&task.id);
+        shared.solve_now(task, &mut trace);
+        if mapped.is_none() {
+            mapped = relation_plan(&trace).map(|plan| (*task, plan));
+        }
+    }
+    for task in bench.tasks().iter().filter(|t| t.source_file == "legal/zh/descriptive.json").take(4) {
+        shared.solve_now(task, &mut TaskTrace::new(&task.id));
+    }
+    assert_eq!(shared.legal_views_read(), 1, "one view of the route for eight tasks without a cutoff");
+    let (template, plan) = mapped.expect("a Chinese predictive task maps to the dictionaries");
+    let cause = plan["cause"].as_str().expect("the plan names its cause").to_string();
+
+    // The cause's decision years, straight from the file.
+    let years: BTreeSet<String> = raw_ids(
+        &corpus,
+        "legal/zh/legal_wenshu.db",
+        &format!("SELECT DISTINCT substr(caipanriqi, 1, 4) FROM cases WHERE anyou = '{cause}'"),
+    );
+    let year = |y: &String| y.parse::<i32>().expect("a year");
+    let (first, last) = (years.first().map(year).expect("years"), years.last().map(year).expect("years"));
+    assert!(last > first, "the cause's cases span several years: {years:?}");
+    // "Do not use data of year Y or later": the last visible year is Y - 1.
+    let with_cutoff = |from: i32| PublicTask {
+        instruction: format!("{}不使用{from}年及以后的数据。", template.instruction),
+        ..template.clone()
+    };
+
+    // Every case of the cause is after the cutoff: the cause is not in the task's dictionary.
+    let before_all = with_cutoff(first);
+    assert!(Boundary::from_task(&before_all).expect("boundary").is_some());
+    let mut trace = TaskTrace::new(&before_all.id);
+    shared.solve_now(&before_all, &mut trace);
+    let unmapped = trace.events().iter().any(|e| e.event == "plan" && e.detail.get("mapped") == Some(&Value::Bool(false)));
+    assert!(unmapped, "no case of {cause} is visible, so the query must not map: {:?}", trace.events());
+    assert_eq!(shared.legal_views_read(), 2, "a cutoff reads its own view");
+
+    // A cutoff in the middle of the cases: the same plan, answer and cohort as a fresh planner.
+    let middle = with_cutoff((first + last + 1) / 2);
+    let db = GuardedDb::for_task(&corpus, &middle, SqlParams::DEFAULT).expect("open");
+    let rows = db.query_with("SELECT anhao FROM cases", usize::MAX).expect("ids").rows;
+    let visible: BTreeSet<String> = rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect();
+    let mut trace = TaskTrace::new(&middle.id);
+    let solved = shared.solve_now(&middle, &mut trace);
+    assert_eq!(shared.legal_views_read(), 3);
+    let cited = evidence_strings(&solved.evidence);
+    assert!(!cited.is_empty(), "the cohort is cited: {solved:?}");
+    let leaked: Vec<&String> = cited.difference(&visible).collect();
+    assert!(leaked.is_empty(), "cases past the cutoff cited: {leaked:?}");
+    let fresh = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    let mut alone_trace = TaskTrace::new(&middle.id);
+    let alone = fresh.solve_now(&middle, &mut alone_trace);
+    assert_eq!((&alone.answer, &alone.evidence, &alone.status), (&solved.answer, &solved.evidence, &solved.status));
+    assert_eq!(relation_plan(&alone_trace), relation_plan(&trace));
+}
