@@ -37,7 +37,7 @@ use anser_manifest::{Domain, Language, PublicTask, Split};
 use futures_util::{FutureExt, future::BoxFuture};
 use serde_json::{Value, json};
 
-use legal_predictive::Reader;
+use legal_predictive::{Clause, Reader, ValueTest, count_sql};
 
 use super::{
     Solved, Solver,
@@ -216,32 +216,34 @@ impl Offline {
         let started = Instant::now();
         let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL.build()?)?;
         let reader = self.legal_dictionaries.reader(&db)?;
-        let (sql, conditions) = match task.group.language {
-            Language::Zh => zh_count_sql(&reader, &task.query)?,
-            Language::En => en_count_sql(&reader, &task.query)?,
+        let lang = task.group.language;
+        let (clauses, conditions) = match lang {
+            Language::Zh => zh_count_clauses(&reader, &task.query)?,
+            Language::En => en_count_clauses(&reader, &task.query)?,
         };
         trace.record("plan", Stage::Compute, started, 0, json!({"conditions": conditions}), None);
         if conditions.is_empty() {
             return Ok(None);
         }
+        // The count runs over the case rows the task's view shows (read once per route and set
+        // of hiding conditions), not as a scan of the case table per task; the trace gives the
+        // SQL statement it evaluates.
         let started = Instant::now();
-        let result = db.query(&sql)?;
+        let (table, id) = match lang {
+            Language::Zh => ("cases", "anhao"),
+            Language::En => ("case_record", "case_id"),
+        };
+        let ids = reader.cases(lang)?.matching(&clauses);
         trace.record(
             "tool_call",
             Stage::Sql,
             started,
             0,
-            json!({"tool": "sql", "sql": sql, "rows": result.row_count}),
+            json!({"tool": "sql", "sql": count_sql(table, id, &clauses), "rows": ids.len(), "over": "cached view rows"}),
             None,
         );
-        let ids: BTreeSet<String> =
-            result.rows.iter().filter_map(|r| r.first().and_then(Value::as_str).map(String::from)).collect();
         let evidence: Vec<Value> = ids.iter().map(|s| Value::String(s.clone())).collect();
-        let mut flags = Vec::new();
-        if result.truncated {
-            flags.push("population_truncated".to_string());
-        }
-        Ok(Some(Solved::answered(Value::String(ids.len().to_string()), evidence, flags)))
+        Ok(Some(Solved::answered(Value::String(ids.len().to_string()), evidence, Vec::new())))
     }
 
     fn retrieve_and_extract(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
@@ -337,12 +339,12 @@ fn negated_zh(query: &str, at: usize) -> bool {
 /// Chinese counting: the cause of action, then the feature conditions the cause's dictionary
 /// and decision texts explain (see `legal_predictive::zh_count_conditions`), procedure and
 /// document type, years. Without a named cause: exact feature values and yes/no key stems.
-fn zh_count_sql(reader: &Reader, query: &str) -> Result<(String, Vec<String>)> {
+fn zh_count_clauses(reader: &Reader, query: &str) -> Result<(Vec<Clause>, Vec<String>)> {
     if let Some(found) = legal_predictive::zh_count_conditions(reader, query)? {
         let (mut clauses, mut conditions) = (found.clauses, found.described);
         zh_case_fields(reader, query, &mut clauses, &mut conditions)?;
         zh_years(query, &mut clauses, &mut conditions);
-        return Ok((format!("SELECT DISTINCT c.anhao FROM cases c WHERE {}", clauses.join(" AND ")), conditions));
+        return Ok((clauses, conditions));
     }
     let mut clauses = Vec::new();
     let mut conditions = Vec::new();
@@ -350,7 +352,7 @@ fn zh_count_sql(reader: &Reader, query: &str) -> Result<(String, Vec<String>)> {
     if let Some(a) =
         anyou.iter().filter_map(|r| r.first()).filter(|a| query.contains(a.as_str())).max_by_key(|a| a.chars().count())
     {
-        clauses.push(format!("c.anyou = {}", lit(a)));
+        clauses.push(Clause::Equals { column: "anyou", value: a.clone() });
         conditions.push(format!("anyou = {a}"));
     }
     zh_case_fields(reader, query, &mut clauses, &mut conditions)?;
@@ -365,13 +367,9 @@ fn zh_count_sql(reader: &Reader, query: &str) -> Result<(String, Vec<String>)> {
         let is_number = value.parse::<f64>().is_ok();
         if !is_number && value.chars().count() >= 2 {
             if let Some(at) = query.find(value.as_str()) {
-                let op = if negated_zh(query, at) { "NOT EXISTS" } else { "EXISTS" };
-                clauses.push(format!(
-                    "{op} (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND f.feature_value = {})",
-                    lit(key),
-                    lit(value)
-                ));
-                conditions.push(format!("{key} {} {value}", if op == "EXISTS" { "=" } else { "≠" }));
+                let exists = !negated_zh(query, at);
+                clauses.push(Clause::ZhFeature { key: key.clone(), test: ValueTest::Equals(value.clone()), exists });
+                conditions.push(format!("{key} {} {value}", if exists { "=" } else { "≠" }));
             }
         }
     }
@@ -383,27 +381,19 @@ fn zh_count_sql(reader: &Reader, query: &str) -> Result<(String, Vec<String>)> {
         }
         if let Some(at) = query.find(phrase.as_str()) {
             let want = if negated_zh(query, at) { "否" } else { "是" };
-            clauses.push(format!(
-                "EXISTS (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND f.feature_value = {})",
-                lit(&key),
-                lit(want)
-            ));
             conditions.push(format!("{key} = {want}"));
+            clauses.push(Clause::ZhFeature { key, test: ValueTest::Equals(want.to_string()), exists: true });
         }
     }
     zh_years(query, &mut clauses, &mut conditions);
-    let sql = format!(
-        "SELECT DISTINCT c.anhao FROM cases c{}",
-        if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
-    );
-    Ok((sql, conditions))
+    Ok((clauses, conditions))
 }
 
 /// Procedure and document type values of `cases` the query names, as conditions.
 fn zh_case_fields(
     reader: &Reader,
     query: &str,
-    clauses: &mut Vec<String>,
+    clauses: &mut Vec<Clause>,
     conditions: &mut Vec<String>,
 ) -> Result<()> {
     for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
@@ -413,7 +403,7 @@ fn zh_case_fields(
             .filter_map(|r| r.first())
         {
             if v.chars().count() >= 2 && query.contains(v.as_str()) {
-                clauses.push(format!("c.{col} = {}", lit(v)));
+                clauses.push(Clause::Equals { column: col, value: v.clone() });
                 conditions.push(format!("{label} = {v}"));
             }
         }
@@ -422,9 +412,9 @@ fn zh_case_fields(
 }
 
 /// The years the query names, as conditions on the decision date.
-fn zh_years(query: &str, clauses: &mut Vec<String>, conditions: &mut Vec<String>) {
+fn zh_years(query: &str, clauses: &mut Vec<Clause>, conditions: &mut Vec<String>) {
     for y in &regex_years(query) {
-        clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
+        clauses.push(Clause::Like { column: "caipanriqi", pattern: format!("{y}%") });
         conditions.push(format!("year = {y}"));
     }
 }
@@ -447,10 +437,9 @@ fn normalize_en(s: &str) -> String {
 /// English counting: the matter type and the features it names (see
 /// `legal_predictive::en_count_conditions`); without a named matter, boolean features of any
 /// matter by display name and aliases.
-fn en_count_sql(reader: &Reader, query: &str) -> Result<(String, Vec<String>)> {
+fn en_count_clauses(reader: &Reader, query: &str) -> Result<(Vec<Clause>, Vec<String>)> {
     if let Some(found) = legal_predictive::en_count_conditions(reader, query)? {
-        let sql = format!("SELECT DISTINCT c.case_id FROM case_record c WHERE {}", found.clauses.join(" AND "));
-        return Ok((sql, found.described));
+        return Ok((found.clauses, found.described));
     }
     let q = normalize_en(query);
     let registry = reader.rows(
@@ -469,23 +458,20 @@ fn en_count_sql(reader: &Reader, query: &str) -> Result<(String, Vec<String>)> {
             continue;
         }
         if kind == "matter_type" {
-            clauses.push(format!("c.matter_types_json LIKE {}", lit(&format!("%\"{key}\"%"))));
+            clauses.push(Clause::Like { column: "matter_types_json", pattern: format!("%\"{key}\"%") });
             conditions.push(format!("matter = {key}"));
         } else if allowed.contains("true") {
             let feature = key.rsplit('.').next().unwrap_or(key);
-            clauses.push(format!(
-                "EXISTS (SELECT 1 FROM case_feature f WHERE f.case_id = c.case_id AND f.matter_type = {} AND f.feature_key = {} AND f.value_text = 'true')",
-                lit(parent),
-                lit(feature)
-            ));
+            clauses.push(Clause::EnFeature {
+                matter: parent.clone(),
+                key: feature.to_string(),
+                observed: false,
+                test: ValueTest::Equals("true".into()),
+            });
             conditions.push(format!("{key} = true"));
         }
     }
-    let sql = format!(
-        "SELECT DISTINCT c.case_id FROM case_record c{}",
-        if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
-    );
-    Ok((sql, conditions))
+    Ok((clauses, conditions))
 }
 
 impl Solver for Offline {

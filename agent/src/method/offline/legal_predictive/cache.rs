@@ -13,9 +13,9 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use anser_manifest::Route;
+use anser_manifest::{Language, Route};
 
-use super::{en::Entry, zh::ZhIndex};
+use super::{count::CaseTable, en::Entry, zh::ZhIndex};
 use crate::{
     Result,
     method::offline::{HidingRules, column_strings, hiding_rules, once_map::OnceMap},
@@ -47,6 +47,8 @@ pub(in crate::method::offline) struct Dictionaries {
     pub(super) zh_causes: OnceMap<String, Arc<ZhIndex>>,
     /// The English annotation registry, prepared for matching.
     pub(super) en_registry: OnceMap<(), Arc<Vec<Entry>>>,
+    /// The cases and their feature rows, for counting.
+    cases: OnceMap<(), Arc<CaseTable>>,
 }
 
 impl LegalCache {
@@ -74,5 +76,16 @@ impl Reader<'_> {
     /// The rows of a dictionary query as strings, read once per view.
     pub(in crate::method::offline) fn rows(&self, sql: &str) -> Result<Arc<Vec<Vec<String>>>> {
         self.dicts.rows.get_or_try_make(&sql.to_string(), || column_strings(self.db, sql).map(Arc::new))
+    }
+
+    /// The cases and feature rows of the view, read once per view.
+    pub(in crate::method::offline) fn cases(&self, lang: Language) -> Result<Arc<CaseTable>> {
+        self.dicts.cases.get_or_try_make(&(), || {
+            match lang {
+                Language::Zh => CaseTable::read_zh(self.db),
+                Language::En => CaseTable::read_en(self.db),
+            }
+            .map(Arc::new)
+        })
     }
 }

@@ -10,7 +10,7 @@ use std::{
 use anser_manifest::PublicTask;
 use serde_json::{Value, json};
 
-use super::{Cmp, Conditions, RelationPlan, Test, associate, cache::Reader, number_re};
+use super::{Clause, Cmp, Conditions, RelationPlan, Test, ValueTest, associate, cache::Reader, number_re};
 use crate::{
     Result,
     method::offline::{column_strings, lit, re},
@@ -255,26 +255,23 @@ pub(in crate::method::offline) fn en_count_conditions(reader: &Reader, query: &s
     let q = norm_query(query);
     let entries = registry(reader)?;
     let Some(matter) = matter_of(&q, &entries) else { return Ok(None) };
-    let mut clauses = vec![format!("c.matter_types_json LIKE {}", lit(&format!("%\"{}\"%", matter.key)))];
+    let mut clauses = vec![Clause::Like { column: "matter_types_json", pattern: format!("%\"{}\"%", matter.key) }];
     let mut described = vec![format!("matter = {}", matter.key)];
     for e in entries.iter().filter(|e| e.parent == matter.key) {
         let Some((_, _, filler)) = en_find(&q, e) else { continue };
         let Some(test) = entry_test(e, &filler) else { continue };
         let feature = e.key.rsplit('.').next().unwrap_or(&e.key);
-        let cond = match &test {
-            Test::Truthy => "lower(f.value_text) IN ('true', '1', 'yes')".to_string(),
-            Test::Equals(v) => format!("f.value_text = {}", lit(v)),
-            Test::Compare(cmp, n) => {
-                let op = cmp.sql();
-                format!("CAST(COALESCE(f.value_number, f.value_text) AS REAL) {op} {n}")
-            }
+        let value = match &test {
+            Test::Truthy => ValueTest::Truthy,
+            Test::Equals(v) => ValueTest::Equals(v.clone()),
+            Test::Compare(cmp, n) => ValueTest::Compare(*cmp, *n),
         };
-        clauses.push(format!(
-            "EXISTS (SELECT 1 FROM case_feature f WHERE f.case_id = c.case_id AND f.matter_type = {} \
-             AND f.feature_key = {} AND f.value_status = 'observed' AND {cond})",
-            lit(&matter.key),
-            lit(feature)
-        ));
+        clauses.push(Clause::EnFeature {
+            matter: matter.key.clone(),
+            key: feature.to_string(),
+            observed: true,
+            test: value,
+        });
         described.push(format!("{} {test:?}", e.key));
     }
     Ok(Some(Conditions { clauses, described }))

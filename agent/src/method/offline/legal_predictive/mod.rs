@@ -31,6 +31,7 @@
 //! an instruction that names no test gets the release's convention for its language.
 
 mod cache;
+mod count;
 mod en;
 mod zh;
 
@@ -41,6 +42,7 @@ use serde_json::{Value, json};
 
 pub use cache::LegalCache;
 pub(super) use cache::Reader;
+pub(super) use count::{Clause, ValueTest, count_sql};
 pub(super) use en::en_count_conditions;
 pub(super) use zh::zh_count_conditions;
 
@@ -61,10 +63,10 @@ pub struct RelationPlan {
     pub sql: String,
 }
 
-/// Counting conditions: SQL clauses over the case table and what each means (for the trace).
+/// Counting conditions over the case table and what each means (for the trace).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Conditions {
-    pub clauses: Vec<String>,
+    pub clauses: Vec<Clause>,
     pub described: Vec<String>,
 }
 
@@ -99,7 +101,7 @@ impl Cmp {
     }
 
     /// The SQL operator.
-    fn sql(self) -> &'static str {
+    pub(super) fn sql(self) -> &'static str {
         match self {
             Cmp::Gt => ">",
             Cmp::Ge => ">=",

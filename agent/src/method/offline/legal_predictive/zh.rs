@@ -12,8 +12,8 @@ use anser_manifest::PublicTask;
 use serde_json::json;
 
 use super::{
-    Cmp, Conditions, RelationPlan, THRESHOLD_WINDOW_CHARS, Test, associate, cache::Reader, threshold_after,
-    wants_continuous,
+    Clause, Cmp, Conditions, RelationPlan, THRESHOLD_WINDOW_CHARS, Test, ValueTest, associate, cache::Reader,
+    threshold_after, wants_continuous,
 };
 use crate::{
     Result,
@@ -367,7 +367,7 @@ pub(in crate::method::offline) fn zh_count_conditions(reader: &Reader, query: &s
     let ZhIndex { cause, keys, df, contrast } = &*index;
     let mut rest = query.replace(cause.as_str(), &" ".repeat(cause.len()));
     let mut used = BTreeSet::new();
-    let mut clauses = vec![format!("c.anyou = {}", lit(cause))];
+    let mut clauses = vec![Clause::Equals { column: "anyou", value: cause.clone() }];
     let mut described = vec![format!("anyou = {cause}")];
     for _ in 0..MAX_CONDITIONS * 2 {
         if clauses.len() > MAX_CONDITIONS {
@@ -381,26 +381,20 @@ pub(in crate::method::offline) fn zh_count_conditions(reader: &Reader, query: &s
         }
         let k = &keys[m.idx];
         used.insert(k.key.clone());
-        let exists = |cond: String| {
-            format!(
-                "EXISTS (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND {cond})",
-                lit(&k.key)
-            )
-        };
+        let exists = |test: ValueTest| Clause::ZhFeature { key: k.key.clone(), test, exists: true };
         let clause = match k.kind {
             Kind::YesNo => {
                 let want = if m.negative { "否" } else { "是" };
                 described.push(format!("{} = {want}", k.key));
-                Some(exists(format!("f.feature_value = {}", lit(want))))
+                Some(exists(ValueTest::Equals(want.to_string())))
             }
             Kind::Enum => m.enum_value.as_ref().map(|v| {
                 described.push(format!("{} = {v}", k.key));
-                exists(format!("f.feature_value = {}", lit(v)))
+                exists(ValueTest::Equals(v.clone()))
             }),
             Kind::Numeric => threshold_of(&rest, &m).map(|(cmp, t)| {
-                let op = cmp.sql();
-                described.push(format!("{} {op} {t}", k.key));
-                exists(format!("CAST(f.feature_value AS REAL) {op} {t}"))
+                described.push(format!("{} {} {t}", k.key, cmp.sql()));
+                exists(ValueTest::Compare(cmp, t))
             }),
         };
         clauses.extend(clause);
