@@ -99,7 +99,23 @@ struct FeatureRow {
     text: Option<String>,
     /// `value_number` (English rows).
     number: Option<f64>,
+    /// The value the cohort reads: the Chinese `feature_value`; the English value JSON as text,
+    /// else `value_text` (computed by SQLite when the rows are read).
+    cohort: Option<String>,
 }
+
+/// A feature a cohort joins on: the matter (English rows) and key, and whether only observed
+/// values count.
+#[derive(Debug, Clone)]
+pub(in crate::method::offline) struct Join {
+    pub(in crate::method::offline) matter: Option<String>,
+    pub(in crate::method::offline) key: String,
+    pub(in crate::method::offline) observed: bool,
+}
+
+/// The SQL an English cohort reads a joined feature's value with.
+pub(in crate::method::offline) const EN_COHORT_VALUE: &str =
+    "COALESCE(CAST(json_extract({t}.value_json, '$') AS TEXT), {t}.value_text)";
 
 /// The cases of a route as one view shows them: the columns conditions test and each case's
 /// feature rows.
@@ -107,6 +123,7 @@ struct FeatureRow {
 pub(in crate::method::offline) struct CaseTable {
     /// Column names, parallel to each case's `columns`.
     names: Vec<&'static str>,
+    /// (id, columns), in id order.
     cases: Vec<(String, Vec<Option<String>>)>,
     features: HashMap<String, Vec<FeatureRow>>,
 }
@@ -131,7 +148,14 @@ impl CaseTable {
         let rows = features.rows.iter().filter_map(|r| match r.as_slice() {
             [id, key, value] => Some((
                 text(id)?,
-                FeatureRow { matter: String::new(), key: text(key)?, observed: false, text: text(value), number: None },
+                FeatureRow {
+                    matter: String::new(),
+                    key: text(key)?,
+                    observed: false,
+                    text: text(value),
+                    number: None,
+                    cohort: text(value),
+                },
             )),
             _ => None,
         });
@@ -140,12 +164,13 @@ impl CaseTable {
 
     /// Read the English route's cases and feature rows through `db`.
     pub(in crate::method::offline) fn read_en(db: &GuardedDb) -> Result<CaseTable> {
-        let features = db.query_with(
-            "SELECT case_id, matter_type, feature_key, value_status, value_text, value_number FROM case_feature",
-            usize::MAX,
-        )?;
+        let sql = format!(
+            "SELECT case_id, matter_type, feature_key, value_status, value_text, value_number, {} FROM case_feature",
+            EN_COHORT_VALUE.replace("{t}.", "")
+        );
+        let features = db.query_with(&sql, usize::MAX)?;
         let rows = features.rows.iter().filter_map(|r| match r.as_slice() {
-            [id, matter, key, status, value, number] => Some((
+            [id, matter, key, status, value, number, cohort] => Some((
                 text(id)?,
                 FeatureRow {
                     matter: text(matter)?,
@@ -153,6 +178,7 @@ impl CaseTable {
                     observed: status.as_str() == Some("observed"),
                     text: text(value),
                     number: number.as_f64(),
+                    cohort: text(cohort),
                 },
             )),
             _ => None,
@@ -168,12 +194,14 @@ impl CaseTable {
         feature_rows: Vec<(String, FeatureRow)>,
     ) -> Result<CaseTable> {
         let sql = format!("SELECT {id}, {} FROM {table}", names.join(", "));
-        let cases = db
+        let mut cases: Vec<(String, Vec<Option<String>>)> = db
             .query_with(&sql, usize::MAX)?
             .rows
             .iter()
             .filter_map(|r| Some((text(r.first()?)?, r[1..].iter().map(text).collect())))
             .collect();
+        // `ORDER BY` the id: SQLite's BINARY collation is byte order, as `String`'s.
+        cases.sort_by(|a, b| a.0.cmp(&b.0));
         let mut features: HashMap<String, Vec<FeatureRow>> = HashMap::new();
         for (id, row) in feature_rows {
             features.entry(id).or_default().push(row);
@@ -188,6 +216,43 @@ impl CaseTable {
             .filter(|(id, columns)| clauses.iter().all(|c| self.holds(c, id, columns)))
             .map(|(id, _)| id.clone())
             .collect()
+    }
+
+    /// The cohort join's rows in id order: for each case meeting `scope`, (id, value of each
+    /// joined feature) for every combination of its matching feature rows (in row order, the
+    /// first join outermost), as the SQL join returns them; NULL values stay `null`.
+    pub(in crate::method::offline) fn cohort(&self, scope: &Clause, joins: &[Join]) -> Vec<Vec<Value>> {
+        let mut out = Vec::new();
+        for (id, _) in self.cases.iter().filter(|(id, columns)| self.holds(scope, id, columns)) {
+            let rows = self.features.get(id).map_or(&[][..], Vec::as_slice);
+            let matches: Vec<Vec<&FeatureRow>> = joins
+                .iter()
+                .map(|j| {
+                    rows.iter()
+                        .filter(|f| {
+                            f.key == j.key
+                                && j.matter.as_ref().is_none_or(|m| f.matter == *m)
+                                && (f.observed || !j.observed)
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut combos: Vec<Vec<Value>> = vec![vec![Value::String(id.clone())]];
+            for candidates in &matches {
+                combos = combos
+                    .iter()
+                    .flat_map(|prefix| {
+                        candidates.iter().map(move |f| {
+                            let mut row = prefix.clone();
+                            row.push(f.cohort.clone().map_or(Value::Null, Value::String));
+                            row
+                        })
+                    })
+                    .collect();
+            }
+            out.extend(combos);
+        }
+        out
     }
 
     fn column<'c>(&self, columns: &'c [Option<String>], name: &str) -> Option<&'c str> {

@@ -7,10 +7,12 @@ use std::{
     sync::Arc,
 };
 
-use anser_manifest::PublicTask;
+use anser_manifest::{Language, PublicTask};
 use serde_json::{Value, json};
 
-use super::{Clause, Cmp, Conditions, RelationPlan, Test, ValueTest, associate, cache::Reader, number_re};
+use super::{
+    Clause, Cmp, Conditions, EN_COHORT_VALUE, Join, RelationPlan, Test, ValueTest, associate, cache::Reader, number_re,
+};
 use crate::{
     Result,
     method::offline::{column_strings, lit, re},
@@ -318,8 +320,7 @@ pub(super) fn solve_en(reader: &Reader, task: &PublicTask) -> Result<Option<Rela
         }
     };
     let feature_name = |e: &Entry| e.key.rsplit('.').next().unwrap_or(&e.key).to_string();
-    let value_col = "COALESCE(CAST(json_extract({t}.value_json, '$') AS TEXT), {t}.value_text)";
-    let col = |t: &str| value_col.replace("{t}", t);
+    let col = |t: &str| EN_COHORT_VALUE.replace("{t}", t);
     let join = |t: &str, e: &Entry| {
         format!(
             " JOIN case_feature {t} ON {t}.case_id = c.case_id AND {t}.matter_type = {} AND {t}.feature_key = {} \
@@ -344,7 +345,13 @@ pub(super) fn solve_en(reader: &Reader, task: &PublicTask) -> Result<Option<Rela
     ));
     let plan = json!({"matter": matter.key, "outcome": outcome.key, "x": x_entry.key, "x_test": format!("{x_test:?}"),
         "restrict": restrict.as_ref().map(|(e, t)| format!("{} {t:?}", e.key))});
-    associate(reader.db, task, sql, &x_test, restrict.as_ref().map(|(_, t)| t), plan)
+    // The join over the view's cached case rows (see `count::CaseTable::cohort`).
+    let scope = Clause::Like { column: "matter_types_json", pattern: format!("%\"{}\"%", matter.key) };
+    let join = |e: &Entry| Join { matter: Some(matter.key.clone()), key: feature_name(e), observed: true };
+    let mut joins = vec![join(x_entry), join(outcome)];
+    joins.extend(restrict.as_ref().map(|(e, _)| join(e)));
+    let rows = reader.cases(Language::En)?.cohort(&scope, &joins);
+    associate(task, sql, &rows, &x_test, restrict.as_ref().map(|(_, t)| t), plan)
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ use serde_json::{Value, json};
 pub use cache::LegalCache;
 pub(super) use cache::Reader;
 pub(super) use count::{Clause, ValueTest, count_sql};
+use count::{EN_COHORT_VALUE, Join};
 pub(super) use en::en_count_conditions;
 pub(super) use zh::zh_count_conditions;
 
@@ -50,7 +51,6 @@ use crate::{
     Result,
     tools::{
         compute::{ComputeRequest, ComputeResult, Convention, Table, compute},
-        sql::GuardedDb,
     },
 };
 
@@ -232,21 +232,21 @@ pub(super) fn solve(reader: &Reader, task: &PublicTask) -> Result<Option<Relatio
     }
 }
 
-/// Run the cohort SQL (id, x, y) and compute the association.
+/// Compute the association over the cohort rows (id, x, y[, restricting value]) that `sql`
+/// stands for.
 fn associate(
-    db: &GuardedDb,
     task: &PublicTask,
     sql: String,
+    cohort: &[Vec<Value>],
     x_test: &Test,
     restrict: Option<&Test>,
     plan: Value,
 ) -> Result<Option<RelationPlan>> {
-    let result = db.query_with(&sql, 1_000_000)?;
     let continuous = wants_continuous(task);
     let mut seen = BTreeSet::new();
     let mut rows = Vec::new();
     let mut evidence = Vec::new();
-    for r in &result.rows {
+    for r in cohort {
         let [id, x, y, rest @ ..] = r.as_slice() else { continue };
         let text = |v: &Value| v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
         let Some(id) = id.as_str() else { continue };

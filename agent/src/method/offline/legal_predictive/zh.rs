@@ -8,11 +8,11 @@ use std::{
     sync::Arc,
 };
 
-use anser_manifest::PublicTask;
+use anser_manifest::{Language, PublicTask};
 use serde_json::json;
 
 use super::{
-    Clause, Cmp, Conditions, RelationPlan, THRESHOLD_WINDOW_CHARS, Test, ValueTest, associate, cache::Reader,
+    Clause, Cmp, Conditions, Join, RelationPlan, THRESHOLD_WINDOW_CHARS, Test, ValueTest, associate, cache::Reader,
     threshold_after, wants_continuous,
 };
 use crate::{
@@ -469,7 +469,11 @@ pub(super) fn solve_zh(reader: &Reader, task: &PublicTask) -> Result<Option<Rela
         );
         let plan = json!({"cause": cause, "x": xk.key, "x_test": format!("{test:?}"), "y": yk.key,
             "shape": if continuous { "continuous" } else { "binary" }});
-        match associate(reader.db, task, sql, &test, None, plan) {
+        // The join over the view's cached case rows (see `count::CaseTable::cohort`).
+        let scope = Clause::Equals { column: "anyou", value: cause.clone() };
+        let join = |key: &str| Join { matter: None, key: key.to_string(), observed: false };
+        let rows = reader.cases(Language::Zh)?.cohort(&scope, &[join(&xk.key), join(&yk.key)]);
+        match associate(task, sql, &rows, &test, None, plan) {
             Ok(Some(p)) => return Ok(Some(p)),
             Ok(None) => {}
             // One X level only in the cohort (e.g. the phrase restates the outcome's scope).
