@@ -502,3 +502,39 @@ fn legal_dictionaries_are_read_once_and_a_cutoff_still_hides_later_cases() {
     assert_eq!((&alone.answer, &alone.evidence, &alone.status), (&solved.answer, &solved.evidence, &solved.status));
     assert_eq!(relation_plan(&alone_trace), relation_plan(&trace));
 }
+
+/// The legal plans count and build cohorts over the view's cached case rows; the trace gives
+/// the SQL statement each stands for. Run through the guarded tool, that statement must return
+/// exactly the counted cases (descriptive) and every case the association cites (predictive),
+/// on every legal task of the sample, so the in-memory evaluation means what its SQL says.
+#[test]
+fn legal_counts_over_cached_rows_match_their_sql() {
+    use anser_agent::tools::sql::{GuardedDb, SqlParams};
+    let dir = tempfile::TempDir::new().expect("tempdir");
+    let summary = sample(DEFAULT_SEED, dir.path());
+    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
+    let corpus = summary.corpus_dir();
+    let planner = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    let mut checked = BTreeMap::new();
+    for task in bench.tasks().iter().filter(|t| t.group.domain == Domain::Legal && t.group.split != Split::Prescriptive) {
+        let mut trace = TaskTrace::new(&task.id);
+        let solved = planner.solve_now(task, &mut trace);
+        let Some(sql) = trace.events().iter().find_map(|e| (e.event == "tool_call").then(|| e.detail["sql"].as_str())?)
+        else {
+            continue;
+        };
+        let db = GuardedDb::for_task(&corpus, task, SqlParams::DEFAULT).expect("open");
+        let rows = db.query_with(sql, usize::MAX).expect("the traced SQL runs").rows;
+        let by_sql: BTreeSet<String> = rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect();
+        let cited = evidence_strings(&solved.evidence);
+        if task.group.split == Split::Descriptive {
+            assert_eq!(cited, by_sql, "{}: counted cases differ from {sql}", task.id);
+            assert_eq!(solved.answer, Value::String(by_sql.len().to_string()), "{}", task.id);
+        } else {
+            assert!(!cited.is_empty() && cited.is_subset(&by_sql), "{}: cohort not in {sql}", task.id);
+        }
+        *checked.entry(task.group.split).or_insert(0usize) += 1;
+    }
+    assert!(checked.get(&Split::Descriptive).is_some_and(|n| *n >= 20), "{checked:?}");
+    assert!(checked.get(&Split::Predictive).is_some_and(|n| *n >= 10), "{checked:?}");
+}
