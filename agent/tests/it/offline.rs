@@ -480,7 +480,8 @@ fn legal_dictionaries_are_read_once_and_a_cutoff_still_hides_later_cases() {
     assert!(Boundary::from_task(&before_all).expect("boundary").is_some());
     let mut trace = TaskTrace::new(&before_all.id);
     shared.solve_now(&before_all, &mut trace);
-    let unmapped = trace.events().iter().any(|e| e.event == "plan" && e.detail.get("mapped") == Some(&Value::Bool(false)));
+    let unmapped =
+        trace.events().iter().any(|e| e.event == "plan" && e.detail.get("mapped") == Some(&Value::Bool(false)));
     assert!(unmapped, "no case of {cause} is visible, so the query must not map: {:?}", trace.events());
     assert_eq!(shared.legal_views_read(), 2, "a cutoff reads its own view");
 
@@ -516,10 +517,12 @@ fn legal_counts_over_cached_rows_match_their_sql() {
     let corpus = summary.corpus_dir();
     let planner = Offline::new(corpus.clone(), Arc::new(NoSearch));
     let mut checked = BTreeMap::new();
-    for task in bench.tasks().iter().filter(|t| t.group.domain == Domain::Legal && t.group.split != Split::Prescriptive) {
+    for task in bench.tasks().iter().filter(|t| t.group.domain == Domain::Legal && t.group.split != Split::Prescriptive)
+    {
         let mut trace = TaskTrace::new(&task.id);
         let solved = planner.solve_now(task, &mut trace);
-        let Some(sql) = trace.events().iter().find_map(|e| (e.event == "tool_call").then(|| e.detail["sql"].as_str())?)
+        let Some(sql) =
+            trace.events().iter().find_map(|e| (e.event == "tool_call").then(|| e.detail["sql"].as_str())?)
         else {
             continue;
         };

@@ -390,12 +390,7 @@ fn zh_count_clauses(reader: &Reader, query: &str) -> Result<(Vec<Clause>, Vec<St
 }
 
 /// Procedure and document type values of `cases` the query names, as conditions.
-fn zh_case_fields(
-    reader: &Reader,
-    query: &str,
-    clauses: &mut Vec<Clause>,
-    conditions: &mut Vec<String>,
-) -> Result<()> {
+fn zh_case_fields(reader: &Reader, query: &str, clauses: &mut Vec<Clause>, conditions: &mut Vec<String>) -> Result<()> {
     for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
         for v in reader
             .rows(&format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?

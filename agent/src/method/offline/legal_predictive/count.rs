@@ -355,9 +355,8 @@ mod tests {
     #[test]
     fn like_and_cast_agree_with_sqlite() {
         let conn = rusqlite::Connection::open_in_memory().expect("sqlite");
-        let texts = [
-            "12", " 12.5kg", "-3", "+4.", ".5", "1e3x", "1e", "abc", "", "12个月", "3.0e-2", "-.e1", "0x10", "  7 ",
-        ];
+        let texts =
+            ["12", " 12.5kg", "-3", "+4.", ".5", "1e3x", "1e", "abc", "", "12个月", "3.0e-2", "-.e1", "0x10", "  7 "];
         for t in texts {
             let want: f64 = conn.query_row("SELECT CAST(?1 AS REAL)", [t], |r| r.get(0)).expect("cast");
             assert_eq!(cast_real(t), want, "CAST({t:?} AS REAL)");

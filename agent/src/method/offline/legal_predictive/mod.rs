@@ -49,9 +49,7 @@ pub(super) use zh::zh_count_conditions;
 
 use crate::{
     Result,
-    tools::{
-        compute::{ComputeRequest, ComputeResult, Convention, Table, compute},
-    },
+    tools::compute::{ComputeRequest, ComputeResult, Convention, Table, compute},
 };
 
 /// A computed answer with its evidence and what the plan read from the query.

@@ -132,10 +132,8 @@ impl Contrast {
     fn share(&self, times: &[u32], listed: usize, b: &str) -> f64 {
         let mut chars = b.chars();
         let (Some(first), Some(second), None) = (chars.next(), chars.next(), chars.next()) else { return 0.0 };
-        let held: u32 = self
-            .postings
-            .get(&(first, second))
-            .map_or(0, |texts| texts.iter().map(|&t| times[t as usize]).sum());
+        let held: u32 =
+            self.postings.get(&(first, second)).map_or(0, |texts| texts.iter().map(|&t| times[t as usize]).sum());
         f64::from(held) / listed as f64
     }
 }
@@ -158,8 +156,8 @@ impl Contrast {
             if b.contains(' ') {
                 continue;
             }
-            let lift = self.share(&sides.yes_times, sides.yes.len(), &b)
-                - self.share(&sides.no_times, sides.no.len(), &b);
+            let lift =
+                self.share(&sides.yes_times, sides.yes.len(), &b) - self.share(&sides.no_times, sides.no.len(), &b);
             if lift >= MIN_LIFT {
                 for_yes += lift;
             } else if lift <= -MIN_LIFT {
