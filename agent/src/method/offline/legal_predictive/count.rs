@@ -324,27 +324,33 @@ fn cast_real(text: &str) -> f64 {
 /// SQLite's `LIKE` without `ESCAPE`: `%` any run, `_` one character, ASCII letters matched
 /// without case, other characters exactly.
 fn like(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Iterative wildcard matching with backtracking to the last `%`.
+    // Iterative wildcard matching over byte offsets (no allocation: it runs once per case),
+    // backtracking to the last `%`.
+    let next = |s: &str, at: usize| s.get(at..).and_then(|rest| rest.chars().next());
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == '%' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < p.len() && (p[pi] == '_' || p[pi].eq_ignore_ascii_case(&t[ti])) {
-            pi += 1;
-            ti += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
+    while let Some(tc) = next(text, ti) {
+        match next(pattern, pi) {
+            Some('%') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(pc) if pc == '_' || pc.eq_ignore_ascii_case(&tc) => {
+                pi += pc.len_utf8();
+                ti += tc.len_utf8();
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    let retry = st + next(text, st).map_or(1, char::len_utf8);
+                    pi = sp + 1;
+                    ti = retry;
+                    star = Some((sp, retry));
+                }
+                None => return false,
+            },
         }
     }
-    p[pi..].iter().all(|c| *c == '%')
+    pattern.get(pi..).is_some_and(|rest| rest.chars().all(|c| c == '%'))
 }
 
 #[cfg(test)]
@@ -372,6 +378,10 @@ mod tests {
             ("a%b%c", "aXbY"),
             ("_案%", "民案件"),
             ("%", ""),
+            ("%案件", "民事案件案件"),
+            ("%a_c", "abcXabc"),
+            ("%a_c%", "xxabxc"),
+            ("民%罪", "民事罪名"),
         ];
         for (pattern, text) in cases {
             let want: bool = conn.query_row("SELECT ?2 LIKE ?1", [pattern, text], |r| r.get(0)).expect("like");
