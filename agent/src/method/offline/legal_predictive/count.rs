@@ -10,12 +10,19 @@
 //! `CAST(… AS REAL)` (the longest numeric prefix, 0.0 without one), `COALESCE`, and NULL never
 //! satisfying a comparison.
 
-use std::collections::{BTreeSet, HashMap};
+use std::{
+    collections::{BTreeSet, HashMap},
+    sync::Arc,
+};
 
 use serde_json::Value;
 
 use super::Cmp;
-use crate::{Result, method::offline::lit, tools::sql::GuardedDb};
+use crate::{
+    Result,
+    method::offline::{lit, once_map::OnceMap},
+    tools::sql::GuardedDb,
+};
 
 /// How a feature value is tested.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,13 +126,15 @@ pub(in crate::method::offline) const EN_COHORT_VALUE: &str =
 
 /// The cases of a route as one view shows them: the columns conditions test and each case's
 /// feature rows.
-#[derive(Debug)]
 pub(in crate::method::offline) struct CaseTable {
     /// Column names, parallel to each case's `columns`.
     names: Vec<&'static str>,
     /// (id, columns), in id order.
     cases: Vec<(String, Vec<Option<String>>)>,
     features: HashMap<String, Vec<FeatureRow>>,
+    /// The cases a column condition (a cause, a matter type: the first condition of every
+    /// count and the scope of every cohort) selects, by the condition's SQL, found once.
+    scopes: OnceMap<String, Arc<Vec<usize>>>,
 }
 
 /// The case columns the Chinese conditions test.
@@ -138,6 +147,12 @@ fn text(v: &Value) -> Option<String> {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),
+    }
+}
+
+impl std::fmt::Debug for CaseTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CaseTable").field("cases", &self.cases.len()).field("scopes", &self.scopes.len()).finish()
     }
 }
 
@@ -206,14 +221,33 @@ impl CaseTable {
         for (id, row) in feature_rows {
             features.entry(id).or_default().push(row);
         }
-        Ok(CaseTable { names: names.to_vec(), cases, features })
+        Ok(CaseTable { names: names.to_vec(), cases, features, scopes: OnceMap::default() })
+    }
+
+    /// The cases (indices, in id order) meeting `clause`, kept when it tests a case column.
+    fn selected(&self, clause: &Clause) -> Arc<Vec<usize>> {
+        let select = || -> Vec<usize> {
+            let meets = |(_, (id, columns)): &(usize, &(String, Vec<Option<String>>))| self.holds(clause, id, columns);
+            self.cases.iter().enumerate().filter(meets).map(|(i, _)| i).collect()
+        };
+        match clause {
+            Clause::Equals { .. } | Clause::Like { .. } => self
+                .scopes
+                .get_or_try_make(&clause.sql(), || Ok::<_, std::convert::Infallible>(Arc::new(select())))
+                .unwrap_or_else(|never| match never {}),
+            _ => Arc::new(select()),
+        }
     }
 
     /// The ids of the cases meeting every condition.
     pub(in crate::method::offline) fn matching(&self, clauses: &[Clause]) -> BTreeSet<String> {
-        self.cases
+        let Some((first, rest)) = clauses.split_first() else {
+            return self.cases.iter().map(|(id, _)| id.clone()).collect();
+        };
+        self.selected(first)
             .iter()
-            .filter(|(id, columns)| clauses.iter().all(|c| self.holds(c, id, columns)))
+            .map(|&i| &self.cases[i])
+            .filter(|(id, columns)| rest.iter().all(|c| self.holds(c, id, columns)))
             .map(|(id, _)| id.clone())
             .collect()
     }
@@ -223,7 +257,7 @@ impl CaseTable {
     /// first join outermost), as the SQL join returns them; NULL values stay `null`.
     pub(in crate::method::offline) fn cohort(&self, scope: &Clause, joins: &[Join]) -> Vec<Vec<Value>> {
         let mut out = Vec::new();
-        for (id, _) in self.cases.iter().filter(|(id, columns)| self.holds(scope, id, columns)) {
+        for (id, _) in self.selected(scope).iter().map(|&i| &self.cases[i]) {
             let rows = self.features.get(id).map_or(&[][..], Vec::as_slice);
             let matches: Vec<Vec<&FeatureRow>> = joins
                 .iter()
