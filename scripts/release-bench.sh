@@ -120,6 +120,6 @@ EOF
   echo "(load: $(cut -d' ' -f1-3 /proc/loadavg))"
   # The run's own summary: how many tasks finished, then the evaluation over all of them.
   head -1 "$LOGS/run-$method.out"
-  sed -n '/^all (/,/^$/p' "$LOGS/run-$method.out"
+  sed -n '/^all (/,/Latency p95/p' "$LOGS/run-$method.out"
 done
 echo "(load at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
