@@ -129,12 +129,19 @@ pub(in crate::method::offline) const EN_COHORT_VALUE: &str =
 pub(in crate::method::offline) struct CaseTable {
     /// Column names, parallel to each case's `columns`.
     names: Vec<&'static str>,
-    /// (id, columns), in id order.
-    cases: Vec<(String, Vec<Option<String>>)>,
-    features: HashMap<String, Vec<FeatureRow>>,
+    /// In id order.
+    cases: Vec<Case>,
     /// The cases a column condition (a cause, a matter type: the first condition of every
     /// count and the scope of every cohort) selects, by the condition's SQL, found once.
     scopes: OnceMap<String, Arc<Vec<usize>>>,
+}
+
+/// One case: its id, the columns conditions test and its feature rows (in row order).
+#[derive(Debug)]
+struct Case {
+    id: String,
+    columns: Vec<Option<String>>,
+    features: Vec<FeatureRow>,
 }
 
 /// The case columns the Chinese conditions test.
@@ -209,26 +216,30 @@ impl CaseTable {
         feature_rows: Vec<(String, FeatureRow)>,
     ) -> Result<CaseTable> {
         let sql = format!("SELECT {id}, {} FROM {table}", names.join(", "));
-        let mut cases: Vec<(String, Vec<Option<String>>)> = db
+        let mut cases: Vec<Case> = db
             .query_with(&sql, usize::MAX)?
             .rows
             .iter()
-            .filter_map(|r| Some((text(r.first()?)?, r[1..].iter().map(text).collect())))
+            .filter_map(|r| {
+                Some(Case { id: text(r.first()?)?, columns: r[1..].iter().map(text).collect(), features: Vec::new() })
+            })
             .collect();
         // `ORDER BY` the id: SQLite's BINARY collation is byte order, as `String`'s.
-        cases.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut features: HashMap<String, Vec<FeatureRow>> = HashMap::new();
+        cases.sort_by(|a, b| a.id.cmp(&b.id));
+        // Feature rows of no visible case can never join one.
+        let at: HashMap<String, usize> = cases.iter().enumerate().map(|(i, c)| (c.id.clone(), i)).collect();
         for (id, row) in feature_rows {
-            features.entry(id).or_default().push(row);
+            if let Some(&i) = at.get(&id) {
+                cases[i].features.push(row);
+            }
         }
-        Ok(CaseTable { names: names.to_vec(), cases, features, scopes: OnceMap::default() })
+        Ok(CaseTable { names: names.to_vec(), cases, scopes: OnceMap::default() })
     }
 
     /// The cases (indices, in id order) meeting `clause`, kept when it tests a case column.
     fn selected(&self, clause: &Clause) -> Arc<Vec<usize>> {
         let select = || -> Vec<usize> {
-            let meets = |(_, (id, columns)): &(usize, &(String, Vec<Option<String>>))| self.holds(clause, id, columns);
-            self.cases.iter().enumerate().filter(meets).map(|(i, _)| i).collect()
+            self.cases.iter().enumerate().filter(|(_, case)| self.holds(clause, case)).map(|(i, _)| i).collect()
         };
         match clause {
             Clause::Equals { .. } | Clause::Like { .. } => self
@@ -242,13 +253,13 @@ impl CaseTable {
     /// The ids of the cases meeting every condition.
     pub(in crate::method::offline) fn matching(&self, clauses: &[Clause]) -> BTreeSet<String> {
         let Some((first, rest)) = clauses.split_first() else {
-            return self.cases.iter().map(|(id, _)| id.clone()).collect();
+            return self.cases.iter().map(|c| c.id.clone()).collect();
         };
         self.selected(first)
             .iter()
             .map(|&i| &self.cases[i])
-            .filter(|(id, columns)| rest.iter().all(|c| self.holds(c, id, columns)))
-            .map(|(id, _)| id.clone())
+            .filter(|case| rest.iter().all(|c| self.holds(c, case)))
+            .map(|case| case.id.clone())
             .collect()
     }
 
@@ -257,12 +268,12 @@ impl CaseTable {
     /// first join outermost), as the SQL join returns them; NULL values stay `null`.
     pub(in crate::method::offline) fn cohort(&self, scope: &Clause, joins: &[Join]) -> Vec<Vec<Value>> {
         let mut out = Vec::new();
-        for (id, _) in self.selected(scope).iter().map(|&i| &self.cases[i]) {
-            let rows = self.features.get(id).map_or(&[][..], Vec::as_slice);
+        for case in self.selected(scope).iter().map(|&i| &self.cases[i]) {
             let matches: Vec<Vec<&FeatureRow>> = joins
                 .iter()
                 .map(|j| {
-                    rows.iter()
+                    case.features
+                        .iter()
                         .filter(|f| {
                             f.key == j.key
                                 && j.matter.as_ref().is_none_or(|m| f.matter == *m)
@@ -271,7 +282,11 @@ impl CaseTable {
                         .collect()
                 })
                 .collect();
-            let mut combos: Vec<Vec<Value>> = vec![vec![Value::String(id.clone())]];
+            // A join with no matching row drops the case (an inner join).
+            if matches.iter().any(Vec::is_empty) {
+                continue;
+            }
+            let mut combos: Vec<Vec<Value>> = vec![vec![Value::String(case.id.clone())]];
             for candidates in &matches {
                 combos = combos
                     .iter()
@@ -294,8 +309,8 @@ impl CaseTable {
         columns.get(at)?.as_deref()
     }
 
-    fn holds(&self, clause: &Clause, id: &str, columns: &[Option<String>]) -> bool {
-        let rows = || self.features.get(id).map_or(&[][..], Vec::as_slice).iter();
+    fn holds(&self, clause: &Clause, case: &Case) -> bool {
+        let (rows, columns) = (|| case.features.iter(), &case.columns);
         match clause {
             Clause::Equals { column, value } => self.column(columns, column) == Some(value.as_str()),
             Clause::Like { column, pattern } => self.column(columns, column).is_some_and(|v| like(pattern, v)),
