@@ -1,9 +1,10 @@
 //! Counting conditions of the legal descriptive plans, as data: each renders as the SQL clause
 //! over `cases c` / `case_record c` it stands for (what the trace shows) and is evaluated over
 //! the rows of the route that the task's view shows, cached per route and set of hiding
-//! conditions (see [`super::cache`]). At release size the SQL count scanned the whole case
-//! table on every task (6–10 ms of SQLite CPU even with the pages in memory); the cached rows
-//! answer in microseconds.
+//! conditions (see [`super::cache`]); the predictive plans' cohort joins run over the same
+//! rows. At release size the SQL count scanned the whole case table on every task (6–10 ms of
+//! SQLite CPU even with the pages in memory); the cached rows answer in well under a
+//! millisecond.
 //!
 //! The evaluation follows SQLite's semantics for exactly the forms used here: `=` on text,
 //! `LIKE` (ASCII case-insensitive, `%` and `_` wildcards, no escape), `lower()` (ASCII only),
