@@ -224,9 +224,7 @@ fn raw_pairs(corpus: &Path, file: &str, sql: &str) -> (BTreeSet<String>, Vec<(bo
 #[test]
 fn offline_planner_answers_questions_reworded_by_hand() {
     let dir = tempfile::TempDir::new().expect("tempdir");
-    let summary = sample(DEFAULT_SEED, dir.path());
-    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
-    let corpus = summary.corpus_dir();
+    let (bench, corpus) = default_sample(dir.path());
     let planner = Offline::new(corpus.clone(), Arc::new(NoSearch));
     let zh_cases = "legal/zh/legal_wenshu.db";
     let en_cases = "legal/en/legal_cases.db";
@@ -354,20 +352,29 @@ fn evidence_strings(evidence: &[Value]) -> BTreeSet<String> {
     out
 }
 
+/// The demo seed's sample under `dir`: its tasks and its corpus folder.
+fn default_sample(dir: &Path) -> (Benchmark, std::path::PathBuf) {
+    let summary = sample(DEFAULT_SEED, dir);
+    (Benchmark::load(&summary.query_dir()).expect("tasks load"), summary.corpus_dir())
+}
+
+/// The first column of `sql` as the task's own guarded connection returns it.
+fn visible_ids(corpus: &Path, task: &PublicTask, sql: &str) -> BTreeSet<String> {
+    use anser_agent::tools::sql::{GuardedDb, SqlParams};
+    let db = GuardedDb::for_task(corpus, task, SqlParams::DEFAULT).expect("open");
+    let rows = db.query_with(sql, usize::MAX).expect("ids").rows;
+    rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect()
+}
+
 /// The planner reads a finance route once and shares it across tasks, yet a task that states a
 /// cutoff still sees only what its own guarded connection shows: a forecast with a cutoff three
 /// years before the sample's last report, solved after tasks without a cutoff filled the cache,
 /// cites no report past the cutoff, and answers as a planner that never saw another task.
 #[test]
 fn finance_route_is_read_once_and_a_cutoff_still_hides_later_reports() {
-    use anser_agent::tools::{
-        boundary::{Boundary, Cutoff},
-        sql::{GuardedDb, SqlParams},
-    };
+    use anser_agent::tools::boundary::{Boundary, Cutoff};
     let dir = tempfile::TempDir::new().expect("tempdir");
-    let summary = sample(DEFAULT_SEED, dir.path());
-    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
-    let corpus = summary.corpus_dir();
+    let (bench, corpus) = default_sample(dir.path());
     let shared = Offline::new(corpus.clone(), Arc::new(NoSearch));
     assert_eq!(shared.finance_routes_read(), 0);
     let descriptive: Vec<&PublicTask> =
@@ -395,11 +402,7 @@ fn finance_route_is_read_once_and_a_cutoff_still_hides_later_reports() {
     assert_eq!(boundary.cutoff, Cutoff::FiscalYear { last: cutoff });
 
     // What the task may see, and what exists without a cutoff, straight from the guarded tool.
-    let ids = |task: &PublicTask| -> BTreeSet<String> {
-        let db = GuardedDb::for_task(&corpus, task, SqlParams::DEFAULT).expect("open");
-        let rows = db.query_with("SELECT report_id FROM reports", usize::MAX).expect("ids").rows;
-        rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect()
-    };
+    let ids = |task: &PublicTask| visible_ids(&corpus, task, "SELECT report_id FROM reports");
     let visible = ids(&task);
     let hidden: BTreeSet<String> = ids(descriptive[0]).difference(&visible).cloned().collect();
     assert!(!hidden.is_empty(), "the cutoff hides reports");
@@ -432,14 +435,9 @@ fn relation_plan(trace: &TaskTrace) -> Option<Value> {
 /// that never saw another task, citing no case past the cutoff.
 #[test]
 fn legal_dictionaries_are_read_once_and_a_cutoff_still_hides_later_cases() {
-    use anser_agent::tools::{
-        boundary::Boundary,
-        sql::{GuardedDb, SqlParams},
-    };
+    use anser_agent::tools::boundary::Boundary;
     let dir = tempfile::TempDir::new().expect("tempdir");
-    let summary = sample(DEFAULT_SEED, dir.path());
-    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
-    let corpus = summary.corpus_dir();
+    let (bench, corpus) = default_sample(dir.path());
     let shared = Offline::new(corpus.clone(), Arc::new(NoSearch));
     assert_eq!(shared.legal_views_read(), 0);
     let predictive: Vec<&PublicTask> =
@@ -487,9 +485,7 @@ fn legal_dictionaries_are_read_once_and_a_cutoff_still_hides_later_cases() {
 
     // A cutoff in the middle of the cases: the same plan, answer and cohort as a fresh planner.
     let middle = with_cutoff((first + last + 1) / 2);
-    let db = GuardedDb::for_task(&corpus, &middle, SqlParams::DEFAULT).expect("open");
-    let rows = db.query_with("SELECT anhao FROM cases", usize::MAX).expect("ids").rows;
-    let visible: BTreeSet<String> = rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect();
+    let visible = visible_ids(&corpus, &middle, "SELECT anhao FROM cases");
     let mut trace = TaskTrace::new(&middle.id);
     let solved = shared.solve_now(&middle, &mut trace);
     assert_eq!(shared.legal_views_read(), 3);
@@ -510,11 +506,8 @@ fn legal_dictionaries_are_read_once_and_a_cutoff_still_hides_later_cases() {
 /// on every legal task of the sample, so the in-memory evaluation means what its SQL says.
 #[test]
 fn legal_counts_over_cached_rows_match_their_sql() {
-    use anser_agent::tools::sql::{GuardedDb, SqlParams};
     let dir = tempfile::TempDir::new().expect("tempdir");
-    let summary = sample(DEFAULT_SEED, dir.path());
-    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
-    let corpus = summary.corpus_dir();
+    let (bench, corpus) = default_sample(dir.path());
     let planner = Offline::new(corpus.clone(), Arc::new(NoSearch));
     let mut checked = BTreeMap::new();
     for task in bench.tasks().iter().filter(|t| t.group.domain == Domain::Legal && t.group.split != Split::Prescriptive)
@@ -526,9 +519,7 @@ fn legal_counts_over_cached_rows_match_their_sql() {
         else {
             continue;
         };
-        let db = GuardedDb::for_task(&corpus, task, SqlParams::DEFAULT).expect("open");
-        let rows = db.query_with(sql, usize::MAX).expect("the traced SQL runs").rows;
-        let by_sql: BTreeSet<String> = rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect();
+        let by_sql = visible_ids(&corpus, task, sql);
         let cited = evidence_strings(&solved.evidence);
         if task.group.split == Split::Descriptive {
             assert_eq!(cited, by_sql, "{}: counted cases differ from {sql}", task.id);
