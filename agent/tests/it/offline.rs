@@ -224,9 +224,7 @@ fn raw_pairs(corpus: &Path, file: &str, sql: &str) -> (BTreeSet<String>, Vec<(bo
 #[test]
 fn offline_planner_answers_questions_reworded_by_hand() {
     let dir = tempfile::TempDir::new().expect("tempdir");
-    let summary = sample(DEFAULT_SEED, dir.path());
-    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
-    let corpus = summary.corpus_dir();
+    let (bench, corpus) = default_sample(dir.path());
     let planner = Offline::new(corpus.clone(), Arc::new(NoSearch));
     let zh_cases = "legal/zh/legal_wenshu.db";
     let en_cases = "legal/en/legal_cases.db";
@@ -354,20 +352,29 @@ fn evidence_strings(evidence: &[Value]) -> BTreeSet<String> {
     out
 }
 
+/// The demo seed's sample under `dir`: its tasks and its corpus folder.
+fn default_sample(dir: &Path) -> (Benchmark, std::path::PathBuf) {
+    let summary = sample(DEFAULT_SEED, dir);
+    (Benchmark::load(&summary.query_dir()).expect("tasks load"), summary.corpus_dir())
+}
+
+/// The first column of `sql` as the task's own guarded connection returns it.
+fn visible_ids(corpus: &Path, task: &PublicTask, sql: &str) -> BTreeSet<String> {
+    use anser_agent::tools::sql::{GuardedDb, SqlParams};
+    let db = GuardedDb::for_task(corpus, task, SqlParams::DEFAULT).expect("open");
+    let rows = db.query_with(sql, usize::MAX).expect("ids").rows;
+    rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect()
+}
+
 /// The planner reads a finance route once and shares it across tasks, yet a task that states a
 /// cutoff still sees only what its own guarded connection shows: a forecast with a cutoff three
 /// years before the sample's last report, solved after tasks without a cutoff filled the cache,
 /// cites no report past the cutoff, and answers as a planner that never saw another task.
 #[test]
 fn finance_route_is_read_once_and_a_cutoff_still_hides_later_reports() {
-    use anser_agent::tools::{
-        boundary::{Boundary, Cutoff},
-        sql::{GuardedDb, SqlParams},
-    };
+    use anser_agent::tools::boundary::{Boundary, Cutoff};
     let dir = tempfile::TempDir::new().expect("tempdir");
-    let summary = sample(DEFAULT_SEED, dir.path());
-    let bench = Benchmark::load(&summary.query_dir()).expect("tasks load");
-    let corpus = summary.corpus_dir();
+    let (bench, corpus) = default_sample(dir.path());
     let shared = Offline::new(corpus.clone(), Arc::new(NoSearch));
     assert_eq!(shared.finance_routes_read(), 0);
     let descriptive: Vec<&PublicTask> =
@@ -395,11 +402,7 @@ fn finance_route_is_read_once_and_a_cutoff_still_hides_later_reports() {
     assert_eq!(boundary.cutoff, Cutoff::FiscalYear { last: cutoff });
 
     // What the task may see, and what exists without a cutoff, straight from the guarded tool.
-    let ids = |task: &PublicTask| -> BTreeSet<String> {
-        let db = GuardedDb::for_task(&corpus, task, SqlParams::DEFAULT).expect("open");
-        let rows = db.query_with("SELECT report_id FROM reports", usize::MAX).expect("ids").rows;
-        rows.iter().filter_map(|r| r.first()?.as_str().map(String::from)).collect()
-    };
+    let ids = |task: &PublicTask| visible_ids(&corpus, task, "SELECT report_id FROM reports");
     let visible = ids(&task);
     let hidden: BTreeSet<String> = ids(descriptive[0]).difference(&visible).cloned().collect();
     assert!(!hidden.is_empty(), "the cutoff hides reports");
@@ -415,4 +418,117 @@ fn finance_route_is_read_once_and_a_cutoff_still_hides_later_reports() {
     let fresh = Offline::new(corpus.clone(), Arc::new(NoSearch));
     let alone = fresh.solve_now(&task, &mut TaskTrace::new(&task.id));
     assert_eq!((&alone.answer, &alone.evidence, &alone.status), (&solved.answer, &solved.evidence, &solved.status));
+}
+
+/// The relation plan a legal predictive task's trace records (`None`: the query did not map).
+fn relation_plan(trace: &TaskTrace) -> Option<Value> {
+    let step = trace.events().iter().find(|e| e.event == "tool_call" || e.detail.get("mapped").is_some());
+    step.and_then(|e| e.detail.get("plan")).cloned()
+}
+
+/// The planner keeps the legal dictionaries (causes, feature keys, decision texts) per route
+/// and set of hiding conditions, yet a task that states a cutoff reads them as its own guarded
+/// connection shows them: after tasks without a cutoff filled the cache, a task whose cutoff
+/// hides every case of its cause of action no longer finds that cause (the plan does not map,
+/// where dictionaries read without the cutoff would map it and build an empty cohort), and a
+/// task with a cutoff in the middle of the cases answers, plans and cites exactly as a planner
+/// that never saw another task, citing no case past the cutoff.
+#[test]
+fn legal_dictionaries_are_read_once_and_a_cutoff_still_hides_later_cases() {
+    use anser_agent::tools::boundary::Boundary;
+    let dir = tempfile::TempDir::new().expect("tempdir");
+    let (bench, corpus) = default_sample(dir.path());
+    let shared = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    assert_eq!(shared.legal_views_read(), 0);
+    let predictive: Vec<&PublicTask> =
+        bench.tasks().iter().filter(|t| t.source_file == "legal/zh/predictive.json").take(4).collect();
+    let mut mapped = None;
+    for task in &predictive {
+        assert!(Boundary::from_task(task).expect("boundary").is_none());
+        let mut trace = TaskTrace::new(&task.id);
+        shared.solve_now(task, &mut trace);
+        if mapped.is_none() {
+            mapped = relation_plan(&trace).map(|plan| (*task, plan));
+        }
+    }
+    for task in bench.tasks().iter().filter(|t| t.source_file == "legal/zh/descriptive.json").take(4) {
+        shared.solve_now(task, &mut TaskTrace::new(&task.id));
+    }
+    assert_eq!(shared.legal_views_read(), 1, "one view of the route for eight tasks without a cutoff");
+    let (template, plan) = mapped.expect("a Chinese predictive task maps to the dictionaries");
+    let cause = plan["cause"].as_str().expect("the plan names its cause").to_string();
+
+    // The cause's decision years, straight from the file.
+    let years: BTreeSet<String> = raw_ids(
+        &corpus,
+        "legal/zh/legal_wenshu.db",
+        &format!("SELECT DISTINCT substr(caipanriqi, 1, 4) FROM cases WHERE anyou = '{cause}'"),
+    );
+    let year = |y: &String| y.parse::<i32>().expect("a year");
+    let (first, last) = (years.first().map(year).expect("years"), years.last().map(year).expect("years"));
+    assert!(last > first, "the cause's cases span several years: {years:?}");
+    // "Do not use data of year Y or later": the last visible year is Y - 1.
+    let with_cutoff = |from: i32| PublicTask {
+        instruction: format!("{}不使用{from}年及以后的数据。", template.instruction),
+        ..template.clone()
+    };
+
+    // Every case of the cause is after the cutoff: the cause is not in the task's dictionary.
+    let before_all = with_cutoff(first);
+    assert!(Boundary::from_task(&before_all).expect("boundary").is_some());
+    let mut trace = TaskTrace::new(&before_all.id);
+    shared.solve_now(&before_all, &mut trace);
+    let unmapped =
+        trace.events().iter().any(|e| e.event == "plan" && e.detail.get("mapped") == Some(&Value::Bool(false)));
+    assert!(unmapped, "no case of {cause} is visible, so the query must not map: {:?}", trace.events());
+    assert_eq!(shared.legal_views_read(), 2, "a cutoff reads its own view");
+
+    // A cutoff in the middle of the cases: the same plan, answer and cohort as a fresh planner.
+    let middle = with_cutoff((first + last + 1) / 2);
+    let visible = visible_ids(&corpus, &middle, "SELECT anhao FROM cases");
+    let mut trace = TaskTrace::new(&middle.id);
+    let solved = shared.solve_now(&middle, &mut trace);
+    assert_eq!(shared.legal_views_read(), 3);
+    let cited = evidence_strings(&solved.evidence);
+    assert!(!cited.is_empty(), "the cohort is cited: {solved:?}");
+    let leaked: Vec<&String> = cited.difference(&visible).collect();
+    assert!(leaked.is_empty(), "cases past the cutoff cited: {leaked:?}");
+    let fresh = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    let mut alone_trace = TaskTrace::new(&middle.id);
+    let alone = fresh.solve_now(&middle, &mut alone_trace);
+    assert_eq!((&alone.answer, &alone.evidence, &alone.status), (&solved.answer, &solved.evidence, &solved.status));
+    assert_eq!(relation_plan(&alone_trace), relation_plan(&trace));
+}
+
+/// The legal plans count and build cohorts over the view's cached case rows; the trace gives
+/// the SQL statement each stands for. Run through the guarded tool, that statement must return
+/// exactly the counted cases (descriptive) and every case the association cites (predictive),
+/// on every legal task of the sample, so the in-memory evaluation means what its SQL says.
+#[test]
+fn legal_counts_over_cached_rows_match_their_sql() {
+    let dir = tempfile::TempDir::new().expect("tempdir");
+    let (bench, corpus) = default_sample(dir.path());
+    let planner = Offline::new(corpus.clone(), Arc::new(NoSearch));
+    let mut checked = BTreeMap::new();
+    for task in bench.tasks().iter().filter(|t| t.group.domain == Domain::Legal && t.group.split != Split::Prescriptive)
+    {
+        let mut trace = TaskTrace::new(&task.id);
+        let solved = planner.solve_now(task, &mut trace);
+        let Some(sql) =
+            trace.events().iter().find_map(|e| (e.event == "tool_call").then(|| e.detail["sql"].as_str())?)
+        else {
+            continue;
+        };
+        let by_sql = visible_ids(&corpus, task, sql);
+        let cited = evidence_strings(&solved.evidence);
+        if task.group.split == Split::Descriptive {
+            assert_eq!(cited, by_sql, "{}: counted cases differ from {sql}", task.id);
+            assert_eq!(solved.answer, Value::String(by_sql.len().to_string()), "{}", task.id);
+        } else {
+            assert!(!cited.is_empty() && cited.is_subset(&by_sql), "{}: cohort not in {sql}", task.id);
+        }
+        *checked.entry(task.group.split).or_insert(0usize) += 1;
+    }
+    assert!(checked.get(&Split::Descriptive).is_some_and(|n| *n >= 20), "{checked:?}");
+    assert!(checked.get(&Split::Predictive).is_some_and(|n| *n >= 10), "{checked:?}");
 }

@@ -29,12 +29,15 @@
 mod audit;
 mod finance;
 mod legal_predictive;
+mod once_map;
 
 use std::{collections::BTreeSet, path::PathBuf, sync::Arc, time::Instant};
 
 use anser_manifest::{Domain, Language, PublicTask, Split};
 use futures_util::{FutureExt, future::BoxFuture};
 use serde_json::{Value, json};
+
+use legal_predictive::{Clause, Reader, ValueTest, count_sql};
 
 use super::{
     Solved, Solver,
@@ -76,11 +79,25 @@ pub struct Offline {
     searcher: Arc<dyn Searcher>,
     /// Finance routes read once per process (see `finance::RouteCache`).
     finance_routes: finance::RouteCache,
+    /// Legal dictionaries read once per process and set of hiding conditions (see
+    /// `legal_predictive::LegalCache`).
+    legal_dictionaries: legal_predictive::LegalCache,
 }
 
 impl Offline {
     pub fn new(corpus_root: PathBuf, searcher: Arc<dyn Searcher>) -> Offline {
-        Offline { corpus_root, searcher, finance_routes: finance::RouteCache::default() }
+        Offline {
+            corpus_root,
+            searcher,
+            finance_routes: finance::RouteCache::default(),
+            legal_dictionaries: legal_predictive::LegalCache::default(),
+        }
+    }
+
+    /// How many legal dictionary views (a route as connections with one set of hiding
+    /// conditions see it) this planner has read so far.
+    pub fn legal_views_read(&self) -> usize {
+        self.legal_dictionaries.len()
     }
 
     /// How many finance routes this planner has read so far (each is read once, then shared
@@ -155,7 +172,7 @@ impl Offline {
 
     /// Cohort and association statistics of a legal predictive task.
     fn relation(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
-        let solve = |db: &GuardedDb| legal_predictive::solve(db, task);
+        let solve = |db: &GuardedDb| legal_predictive::solve(&self.legal_dictionaries.reader(db)?, task);
         let describe = |plan: &legal_predictive::RelationPlan, db: &GuardedDb| json!({"plan": plan.plan, "sql": plan.sql, "cohort": plan.evidence.len(), "boundary": db.boundary()});
         let Some(plan) = self.traced_plan(task, trace, Stage::Compute, PLANNER_SQL, solve, describe)? else {
             return Ok(None);
@@ -198,32 +215,35 @@ impl Offline {
     fn count_cases(&self, task: &PublicTask, trace: &mut TaskTrace) -> Result<Option<Solved>> {
         let started = Instant::now();
         let db = GuardedDb::for_task(&self.corpus_root, task, PLANNER_SQL.build()?)?;
-        let (sql, conditions) = match task.group.language {
-            Language::Zh => zh_count_sql(&db, &task.query)?,
-            Language::En => en_count_sql(&db, &task.query)?,
+        let reader = self.legal_dictionaries.reader(&db)?;
+        let lang = task.group.language;
+        let (clauses, conditions) = match lang {
+            Language::Zh => zh_count_clauses(&reader, &task.query)?,
+            Language::En => en_count_clauses(&reader, &task.query)?,
         };
         trace.record("plan", Stage::Compute, started, 0, json!({"conditions": conditions}), None);
         if conditions.is_empty() {
             return Ok(None);
         }
+        // The count runs over the case rows the task's view shows (read once per route and set
+        // of hiding conditions), not as a scan of the case table per task; the trace gives the
+        // SQL statement it evaluates.
         let started = Instant::now();
-        let result = db.query(&sql)?;
+        let (table, id) = match lang {
+            Language::Zh => ("cases", "anhao"),
+            Language::En => ("case_record", "case_id"),
+        };
+        let ids = reader.cases(lang)?.matching(&clauses);
         trace.record(
             "tool_call",
             Stage::Sql,
             started,
             0,
-            json!({"tool": "sql", "sql": sql, "rows": result.row_count}),
+            json!({"tool": "sql", "sql": count_sql(table, id, &clauses), "rows": ids.len(), "over": "cached view rows"}),
             None,
         );
-        let ids: BTreeSet<String> =
-            result.rows.iter().filter_map(|r| r.first().and_then(Value::as_str).map(String::from)).collect();
         let evidence: Vec<Value> = ids.iter().map(|s| Value::String(s.clone())).collect();
-        let mut flags = Vec::new();
-        if result.truncated {
-            flags.push("population_truncated".to_string());
-        }
-        Ok(Some(Solved::answered(Value::String(ids.len().to_string()), evidence, flags)))
+        Ok(Some(Solved::answered(Value::String(ids.len().to_string()), evidence, Vec::new())))
     }
 
     fn retrieve_and_extract(&self, task: &PublicTask, trace: &mut TaskTrace) -> Solved {
@@ -293,6 +313,15 @@ fn lit(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
+/// The rules a connection hides rows by: (table, SQL condition a visible row satisfies).
+type HidingRules = Vec<(String, String)>;
+
+/// The hiding rules of `db`: connections with the same rules show the same rows, so what one
+/// of them read may serve the others (the planner's per-process caches are keyed by them).
+fn hiding_rules(db: &GuardedDb) -> HidingRules {
+    db.hidden_rules().iter().map(|r| (r.table.clone(), r.keep_when.clone())).collect()
+}
+
 fn column_strings(db: &GuardedDb, sql: &str) -> Result<Vec<Vec<String>>> {
     let r = db.query_with(sql, 100_000)?;
     Ok(r.rows
@@ -310,26 +339,26 @@ fn negated_zh(query: &str, at: usize) -> bool {
 /// Chinese counting: the cause of action, then the feature conditions the cause's dictionary
 /// and decision texts explain (see `legal_predictive::zh_count_conditions`), procedure and
 /// document type, years. Without a named cause: exact feature values and yes/no key stems.
-fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
-    if let Some(found) = legal_predictive::zh_count_conditions(db, query)? {
+fn zh_count_clauses(reader: &Reader, query: &str) -> Result<(Vec<Clause>, Vec<String>)> {
+    if let Some(found) = legal_predictive::zh_count_conditions(reader, query)? {
         let (mut clauses, mut conditions) = (found.clauses, found.described);
-        zh_case_fields(db, query, &mut clauses, &mut conditions)?;
+        zh_case_fields(reader, query, &mut clauses, &mut conditions)?;
         zh_years(query, &mut clauses, &mut conditions);
-        return Ok((format!("SELECT DISTINCT c.anhao FROM cases c WHERE {}", clauses.join(" AND ")), conditions));
+        return Ok((clauses, conditions));
     }
     let mut clauses = Vec::new();
     let mut conditions = Vec::new();
-    let anyou = column_strings(db, "SELECT DISTINCT anyou FROM cases WHERE anyou IS NOT NULL")?;
+    let anyou = reader.rows("SELECT DISTINCT anyou FROM cases WHERE anyou IS NOT NULL")?;
     if let Some(a) =
         anyou.iter().filter_map(|r| r.first()).filter(|a| query.contains(a.as_str())).max_by_key(|a| a.chars().count())
     {
-        clauses.push(format!("c.anyou = {}", lit(a)));
+        clauses.push(Clause::Equals { column: "anyou", value: a.clone() });
         conditions.push(format!("anyou = {a}"));
     }
-    zh_case_fields(db, query, &mut clauses, &mut conditions)?;
-    let pairs = column_strings(db, "SELECT DISTINCT feature_key, feature_value FROM case_features")?;
+    zh_case_fields(reader, query, &mut clauses, &mut conditions)?;
+    let pairs = reader.rows("SELECT DISTINCT feature_key, feature_value FROM case_features")?;
     let mut yes_no_keys = BTreeSet::new();
-    for p in &pairs {
+    for p in pairs.iter() {
         let (Some(key), Some(value)) = (p.first(), p.get(1)) else { continue };
         if value == "是" || value == "否" {
             yes_no_keys.insert(key.clone());
@@ -338,13 +367,9 @@ fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
         let is_number = value.parse::<f64>().is_ok();
         if !is_number && value.chars().count() >= 2 {
             if let Some(at) = query.find(value.as_str()) {
-                let op = if negated_zh(query, at) { "NOT EXISTS" } else { "EXISTS" };
-                clauses.push(format!(
-                    "{op} (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND f.feature_value = {})",
-                    lit(key),
-                    lit(value)
-                ));
-                conditions.push(format!("{key} {} {value}", if op == "EXISTS" { "=" } else { "≠" }));
+                let exists = !negated_zh(query, at);
+                clauses.push(Clause::ZhFeature { key: key.clone(), test: ValueTest::Equals(value.clone()), exists });
+                conditions.push(format!("{key} {} {value}", if exists { "=" } else { "≠" }));
             }
         }
     }
@@ -356,31 +381,24 @@ fn zh_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
         }
         if let Some(at) = query.find(phrase.as_str()) {
             let want = if negated_zh(query, at) { "否" } else { "是" };
-            clauses.push(format!(
-                "EXISTS (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND f.feature_value = {})",
-                lit(&key),
-                lit(want)
-            ));
             conditions.push(format!("{key} = {want}"));
+            clauses.push(Clause::ZhFeature { key, test: ValueTest::Equals(want.to_string()), exists: true });
         }
     }
     zh_years(query, &mut clauses, &mut conditions);
-    let sql = format!(
-        "SELECT DISTINCT c.anhao FROM cases c{}",
-        if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
-    );
-    Ok((sql, conditions))
+    Ok((clauses, conditions))
 }
 
 /// Procedure and document type values of `cases` the query names, as conditions.
-fn zh_case_fields(db: &GuardedDb, query: &str, clauses: &mut Vec<String>, conditions: &mut Vec<String>) -> Result<()> {
+fn zh_case_fields(reader: &Reader, query: &str, clauses: &mut Vec<Clause>, conditions: &mut Vec<String>) -> Result<()> {
     for (col, label) in [("shenpanchengxu", "procedure"), ("wenshuleixing", "document type")] {
-        for v in column_strings(db, &format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
+        for v in reader
+            .rows(&format!("SELECT DISTINCT {col} FROM cases WHERE {col} IS NOT NULL"))?
             .iter()
             .filter_map(|r| r.first())
         {
             if v.chars().count() >= 2 && query.contains(v.as_str()) {
-                clauses.push(format!("c.{col} = {}", lit(v)));
+                clauses.push(Clause::Equals { column: col, value: v.clone() });
                 conditions.push(format!("{label} = {v}"));
             }
         }
@@ -389,9 +407,9 @@ fn zh_case_fields(db: &GuardedDb, query: &str, clauses: &mut Vec<String>, condit
 }
 
 /// The years the query names, as conditions on the decision date.
-fn zh_years(query: &str, clauses: &mut Vec<String>, conditions: &mut Vec<String>) {
+fn zh_years(query: &str, clauses: &mut Vec<Clause>, conditions: &mut Vec<String>) {
     for y in &regex_years(query) {
-        clauses.push(format!("c.caipanriqi LIKE '{y}%'"));
+        clauses.push(Clause::Like { column: "caipanriqi", pattern: format!("{y}%") });
         conditions.push(format!("year = {y}"));
     }
 }
@@ -414,19 +432,17 @@ fn normalize_en(s: &str) -> String {
 /// English counting: the matter type and the features it names (see
 /// `legal_predictive::en_count_conditions`); without a named matter, boolean features of any
 /// matter by display name and aliases.
-fn en_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
-    if let Some(found) = legal_predictive::en_count_conditions(db, query)? {
-        let sql = format!("SELECT DISTINCT c.case_id FROM case_record c WHERE {}", found.clauses.join(" AND "));
-        return Ok((sql, found.described));
+fn en_count_clauses(reader: &Reader, query: &str) -> Result<(Vec<Clause>, Vec<String>)> {
+    if let Some(found) = legal_predictive::en_count_conditions(reader, query)? {
+        return Ok((found.clauses, found.described));
     }
     let q = normalize_en(query);
-    let registry = column_strings(
-        db,
+    let registry = reader.rows(
         "SELECT registry_type, registry_key, COALESCE(parent_key, ''), COALESCE(display_name, ''), COALESCE(aliases_json, '[]'), COALESCE(allowed_values_json, '') FROM annotation_registry",
     )?;
     let mut clauses = Vec::new();
     let mut conditions = Vec::new();
-    for row in &registry {
+    for row in registry.iter() {
         let [kind, key, parent, display, aliases, allowed] = row.as_slice() else { continue };
         let mut names = vec![normalize_en(display)];
         if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(aliases) {
@@ -437,23 +453,20 @@ fn en_count_sql(db: &GuardedDb, query: &str) -> Result<(String, Vec<String>)> {
             continue;
         }
         if kind == "matter_type" {
-            clauses.push(format!("c.matter_types_json LIKE {}", lit(&format!("%\"{key}\"%"))));
+            clauses.push(Clause::Like { column: "matter_types_json", pattern: format!("%\"{key}\"%") });
             conditions.push(format!("matter = {key}"));
         } else if allowed.contains("true") {
             let feature = key.rsplit('.').next().unwrap_or(key);
-            clauses.push(format!(
-                "EXISTS (SELECT 1 FROM case_feature f WHERE f.case_id = c.case_id AND f.matter_type = {} AND f.feature_key = {} AND f.value_text = 'true')",
-                lit(parent),
-                lit(feature)
-            ));
+            clauses.push(Clause::EnFeature {
+                matter: parent.clone(),
+                key: feature.to_string(),
+                observed: false,
+                test: ValueTest::Equals("true".into()),
+            });
             conditions.push(format!("{key} = true"));
         }
     }
-    let sql = format!(
-        "SELECT DISTINCT c.case_id FROM case_record c{}",
-        if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) }
-    );
-    Ok((sql, conditions))
+    Ok((clauses, conditions))
 }
 
 impl Solver for Offline {

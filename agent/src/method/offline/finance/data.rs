@@ -30,7 +30,7 @@ use super::{
 };
 use crate::{
     Result,
-    method::offline::{column_strings, re},
+    method::offline::{HidingRules, column_strings, hiding_rules, once_map::OnceMap, re},
     tools::{
         boundary::dated_table,
         sql::{GuardedDb, quote_ident},
@@ -58,9 +58,6 @@ pub(super) struct Report {
 
 /// Metric names (lower-case for English) and their metrics, longest name first.
 type Metrics = Arc<Vec<(String, Metric)>>;
-
-/// The rules a connection hides rows by: (table, SQL condition a visible row satisfies).
-type HidingRules = Vec<(String, String)>;
 
 /// Which reports a connection shows (by index into the route's reports) and their metrics.
 type View = (Arc<Vec<bool>>, Metrics);
@@ -91,47 +88,44 @@ struct RouteData {
     learned: Mutex<HashMap<Vec<usize>, Metrics>>,
     /// What connections hiding rows by the same rules (table, SQL condition) see: the same
     /// predicates show the same rows, so tasks with one cutoff read the ids once.
-    views: Mutex<HashMap<HidingRules, View>>,
+    views: OnceMap<HidingRules, View>,
 }
 
 /// Routes read so far in this process, keyed by their file, route and the longest text cell
-/// read (the connection's limit shapes the texts).
+/// read (the connection's limit shapes the texts). Each route is read under its own lock (see
+/// [`OnceMap`]): a task of one route never waits for another route's first read.
 #[derive(Default)]
 pub struct RouteCache {
-    routes: Mutex<HashMap<(PathBuf, Route, usize), Arc<RouteData>>>,
+    routes: OnceMap<(PathBuf, Route, usize), Arc<RouteData>>,
 }
 
 impl std::fmt::Debug for RouteCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let routes = self.routes.lock().map(|r| r.keys().map(|(p, ..)| p.clone()).collect()).unwrap_or_default();
-        f.debug_struct("RouteCache").field("routes", &routes as &Vec<PathBuf>).finish()
+        let routes: Vec<PathBuf> = self.routes.keys().into_iter().map(|(p, ..)| p).collect();
+        f.debug_struct("RouteCache").field("routes", &routes).finish()
     }
 }
 
 impl RouteCache {
     /// How many routes have been read.
     pub fn len(&self) -> usize {
-        self.routes.lock().map_or(0, |r| r.len())
+        self.routes.len()
     }
 
-    /// The route data of `db`'s route, read on first use. The lock is held while reading, so
-    /// concurrent tasks of one route read it once.
+    /// The route data of `db`'s route, read on first use; concurrent tasks of one route read
+    /// it once.
     fn route(&self, db: &GuardedDb, lang: Language) -> Result<Arc<RouteData>> {
         let key = (db.path().to_path_buf(), db.route(), db.params().max_cell_chars());
-        let mut routes = self.routes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(found) = routes.get(&key) {
-            return Ok(found.clone());
-        }
-        let data = if db.boundary().is_none() {
-            RouteData::load(db, lang)?
-        } else {
-            // Without the task's cutoff; the route's ground-truth exclusion still applies.
-            let open = GuardedDb::open(db.path(), db.route(), None, db.params())?;
-            RouteData::load(&open, lang)?
-        };
-        let data = Arc::new(data);
-        routes.insert(key, data.clone());
-        Ok(data)
+        self.routes.get_or_try_make(&key, || {
+            let data = if db.boundary().is_none() {
+                RouteData::load(db, lang)?
+            } else {
+                // Without the task's cutoff; the route's ground-truth exclusion still applies.
+                let open = GuardedDb::open(db.path(), db.route(), None, db.params())?;
+                RouteData::load(&open, lang)?
+            };
+            Ok(Arc::new(data))
+        })
     }
 }
 
@@ -255,7 +249,7 @@ impl RouteData {
             attr_values,
             metrics,
             learned: Mutex::default(),
-            views: Mutex::default(),
+            views: OnceMap::default(),
         })
     }
 
@@ -309,20 +303,15 @@ impl Data {
         let (Some(_), Some(dated)) = (db.boundary(), dated_table(db.route())) else {
             return Ok(Data { lang, metrics: route.metrics.clone(), route, visible: None });
         };
-        let rules: HidingRules = db.hidden_rules().iter().map(|r| (r.table.clone(), r.keep_when.clone())).collect();
-        let mut views = route.views.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (visible, metrics) = match views.get(&rules) {
-            Some(seen) => seen.clone(),
-            None => {
-                let sql = format!("SELECT {} FROM {}", quote_ident(&dated.key), quote_ident(&dated.table));
-                let ids: HashSet<String> =
-                    db.query_with(&sql, usize::MAX)?.rows.iter().filter_map(|r| r.first()).map(text_of).collect();
-                let visible: Vec<bool> = route.reports.iter().map(|r| ids.contains(&r.id)).collect();
-                let metrics = route.metrics_of(&visible, &ids);
-                views.entry(rules).or_insert((Arc::new(visible), metrics)).clone()
-            }
-        };
-        drop(views);
+        let rules = hiding_rules(db);
+        let (visible, metrics) = route.views.get_or_try_make(&rules, || {
+            let sql = format!("SELECT {} FROM {}", quote_ident(&dated.key), quote_ident(&dated.table));
+            let ids: HashSet<String> =
+                db.query_with(&sql, usize::MAX)?.rows.iter().filter_map(|r| r.first()).map(text_of).collect();
+            let visible: Vec<bool> = route.reports.iter().map(|r| ids.contains(&r.id)).collect();
+            let metrics = route.metrics_of(&visible, &ids);
+            Ok::<_, crate::Error>((Arc::new(visible), metrics))
+        })?;
         Ok(Data { lang, route, visible: Some(visible), metrics })
     }
 

@@ -2,20 +2,25 @@
 //! display names with a `…` placeholder are matched as patterns filled by an allowed value or a
 //! number — for the predictive cohort and the descriptive planner's counting conditions.
 
-use std::collections::BTreeSet;
-
-use anser_manifest::PublicTask;
-use serde_json::{Value, json};
-
-use super::{Cmp, Conditions, RelationPlan, Test, associate, number_re};
-use crate::{
-    Result,
-    method::offline::{column_strings, lit},
-    tools::sql::GuardedDb,
+use std::{
+    collections::{BTreeSet, HashMap},
+    sync::Arc,
 };
 
+use anser_manifest::{Language, PublicTask};
+use serde_json::{Value, json};
+
+use super::{
+    Clause, Cmp, Conditions, EN_COHORT_VALUE, Join, RelationPlan, Test, ValueTest, associate, cache::Reader, number_re,
+};
+use crate::{
+    Result,
+    method::offline::{column_strings, lit, re},
+};
+
+/// One `annotation_registry` entry with its names normalised for matching.
 #[derive(Debug, Clone)]
-struct Entry {
+pub(in crate::method::offline) struct Entry {
     kind: String,
     key: String,
     parent: String,
@@ -50,16 +55,21 @@ const NUMBER_WORDS: &[(&str, u32)] = &[
 /// as digits, and "N or more …", "no fewer than N", "a minimum of N" as "at least N" (the
 /// comparisons mean the same; registry names use one wording).
 fn norm_query(query: &str) -> String {
+    // The number words' patterns, compiled once per process.
+    static WORDS: std::sync::LazyLock<Vec<(regex::Regex, String)>> = std::sync::LazyLock::new(|| {
+        NUMBER_WORDS
+            .iter()
+            .map(|(w, n)| (regex::Regex::new(&format!(r"\b{w}\b")).expect("static regex"), n.to_string()))
+            .collect()
+    });
     let mut q = norm(query);
-    for (w, n) in NUMBER_WORDS {
-        q = regex::Regex::new(&format!(r"\b{w}\b"))
-            .map_or(q.clone(), |r| r.replace_all(&q, n.to_string().as_str()).into_owned());
+    for (word, n) in WORDS.iter() {
+        q = word.replace_all(&q, n.as_str()).into_owned();
     }
-    let or_more = regex::Regex::new(r"\b(\$?[\d,.]+)\s+or\s+more\b").expect("static regex");
-    q = or_more.replace_all(&q, "at least $1").into_owned();
-    let floor = regex::Regex::new(r"\b(?:no fewer than|no less than|not less than|a minimum of|minimum of)\s+")
-        .expect("static regex");
-    floor.replace_all(&q, "at least ").into_owned()
+    q = re(r"\b(\$?[\d,.]+)\s+or\s+more\b").replace_all(&q, "at least $1").into_owned();
+    re(r"\b(?:no fewer than|no less than|not less than|a minimum of|minimum of)\s+")
+        .replace_all(&q, "at least ")
+        .into_owned()
 }
 
 /// Where an entry's name matches `q` (normalised) and the filler of a `…` placeholder.
@@ -83,7 +93,7 @@ fn stem5(w: &str) -> String {
 /// every content word's stem must occur, within a span of at most three times the name's words.
 fn en_find_words(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
     let words: Vec<(usize, usize, String)> =
-        regex::Regex::new(r"[a-z0-9$§]+").ok()?.find_iter(q).map(|m| (m.start(), m.end(), stem5(m.as_str()))).collect();
+        re(r"[a-z0-9$§]+").find_iter(q).map(|m| (m.start(), m.end(), stem5(m.as_str()))).collect();
     for name in e.names.iter().filter(|n| !n.contains('…')) {
         let content: Vec<String> = name
             .split(|c: char| !c.is_alphanumeric())
@@ -139,7 +149,7 @@ fn en_find_exact(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
                     if pre.is_empty() { String::new() } else { format!(r"\b{}\s*", regex::escape(pre)) },
                     if post.is_empty() { r"\b".to_string() } else { format!(r"\s*{}", regex::escape(post)) }
                 );
-                let Ok(re) = regex::Regex::new(&pattern) else { continue };
+                let Some(re) = placeholder_regex(pattern) else { continue };
                 for caps in re.captures_iter(q) {
                     let (Some(all), Some(f)) = (caps.get(0), caps.name("f")) else { continue };
                     // A placeholder at an end of the name captures from the sentence start (or
@@ -166,10 +176,24 @@ fn en_find_exact(q: &str, e: &Entry) -> Option<(usize, usize, Option<String>)> {
     None
 }
 
-/// The annotation registry with names normalised for matching.
-fn registry(db: &GuardedDb) -> Result<Vec<Entry>> {
+/// The regex of a name with a placeholder, compiled once per process (names come from the
+/// registry, so there are as many as its entries have); `None` when it does not compile.
+fn placeholder_regex(pattern: String) -> Option<regex::Regex> {
+    static COMPILED: std::sync::LazyLock<std::sync::Mutex<HashMap<String, Option<regex::Regex>>>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut compiled = COMPILED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    compiled.entry(pattern).or_insert_with_key(|p| regex::Regex::new(p).ok()).clone()
+}
+
+/// The annotation registry with names normalised for matching, prepared once per view of the
+/// route.
+fn registry(reader: &Reader) -> Result<Arc<Vec<Entry>>> {
+    reader.dicts.en_registry.get_or_try_make(&(), || read_registry(reader).map(Arc::new))
+}
+
+fn read_registry(reader: &Reader) -> Result<Vec<Entry>> {
     let rows = column_strings(
-        db,
+        reader.db,
         "SELECT registry_type, registry_key, COALESCE(parent_key, ''), COALESCE(display_name, ''), \
          COALESCE(aliases_json, '[]'), COALESCE(value_type, ''), COALESCE(allowed_values_json, '[]') \
          FROM annotation_registry",
@@ -229,38 +253,35 @@ fn entry_test(e: &Entry, filler: &Option<String>) -> Option<Test> {
 /// English counting conditions: the matter type and every feature or outcome of it the query
 /// names (booleans true, enum values, "at least N" numbers), as SQL over `case_record c`.
 /// `None` when no matter type is named.
-pub(in crate::method::offline) fn en_count_conditions(db: &GuardedDb, query: &str) -> Result<Option<Conditions>> {
+pub(in crate::method::offline) fn en_count_conditions(reader: &Reader, query: &str) -> Result<Option<Conditions>> {
     let q = norm_query(query);
-    let entries = registry(db)?;
+    let entries = registry(reader)?;
     let Some(matter) = matter_of(&q, &entries) else { return Ok(None) };
-    let mut clauses = vec![format!("c.matter_types_json LIKE {}", lit(&format!("%\"{}\"%", matter.key)))];
+    let mut clauses = vec![Clause::Like { column: "matter_types_json", pattern: format!("%\"{}\"%", matter.key) }];
     let mut described = vec![format!("matter = {}", matter.key)];
     for e in entries.iter().filter(|e| e.parent == matter.key) {
         let Some((_, _, filler)) = en_find(&q, e) else { continue };
         let Some(test) = entry_test(e, &filler) else { continue };
         let feature = e.key.rsplit('.').next().unwrap_or(&e.key);
-        let cond = match &test {
-            Test::Truthy => "lower(f.value_text) IN ('true', '1', 'yes')".to_string(),
-            Test::Equals(v) => format!("f.value_text = {}", lit(v)),
-            Test::Compare(cmp, n) => {
-                let op = cmp.sql();
-                format!("CAST(COALESCE(f.value_number, f.value_text) AS REAL) {op} {n}")
-            }
+        let value = match &test {
+            Test::Truthy => ValueTest::Truthy,
+            Test::Equals(v) => ValueTest::Equals(v.clone()),
+            Test::Compare(cmp, n) => ValueTest::Compare(*cmp, *n),
         };
-        clauses.push(format!(
-            "EXISTS (SELECT 1 FROM case_feature f WHERE f.case_id = c.case_id AND f.matter_type = {} \
-             AND f.feature_key = {} AND f.value_status = 'observed' AND {cond})",
-            lit(&matter.key),
-            lit(feature)
-        ));
+        clauses.push(Clause::EnFeature {
+            matter: matter.key.clone(),
+            key: feature.to_string(),
+            observed: true,
+            test: value,
+        });
         described.push(format!("{} {test:?}", e.key));
     }
     Ok(Some(Conditions { clauses, described }))
 }
 
-pub(super) fn solve_en(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
+pub(super) fn solve_en(reader: &Reader, task: &PublicTask) -> Result<Option<RelationPlan>> {
     let q = norm_query(&task.query);
-    let entries = registry(db)?;
+    let entries = registry(reader)?;
     let Some(matter) = matter_of(&q, &entries) else { return Ok(None) };
     let children: Vec<&Entry> = entries.iter().filter(|e| e.parent == matter.key).collect();
     let Some((outcome, ostart, oend, _)) = children
@@ -299,8 +320,7 @@ pub(super) fn solve_en(db: &GuardedDb, task: &PublicTask) -> Result<Option<Relat
         }
     };
     let feature_name = |e: &Entry| e.key.rsplit('.').next().unwrap_or(&e.key).to_string();
-    let value_col = "COALESCE(CAST(json_extract({t}.value_json, '$') AS TEXT), {t}.value_text)";
-    let col = |t: &str| value_col.replace("{t}", t);
+    let col = |t: &str| EN_COHORT_VALUE.replace("{t}", t);
     let join = |t: &str, e: &Entry| {
         format!(
             " JOIN case_feature {t} ON {t}.case_id = c.case_id AND {t}.matter_type = {} AND {t}.feature_key = {} \
@@ -325,7 +345,13 @@ pub(super) fn solve_en(db: &GuardedDb, task: &PublicTask) -> Result<Option<Relat
     ));
     let plan = json!({"matter": matter.key, "outcome": outcome.key, "x": x_entry.key, "x_test": format!("{x_test:?}"),
         "restrict": restrict.as_ref().map(|(e, t)| format!("{} {t:?}", e.key))});
-    associate(db, task, sql, &x_test, restrict.as_ref().map(|(_, t)| t), plan)
+    // The join over the view's cached case rows (see `count::CaseTable::cohort`).
+    let scope = Clause::Like { column: "matter_types_json", pattern: format!("%\"{}\"%", matter.key) };
+    let join = |e: &Entry| Join { matter: Some(matter.key.clone()), key: feature_name(e), observed: true };
+    let mut joins = vec![join(x_entry), join(outcome)];
+    joins.extend(restrict.as_ref().map(|(e, _)| join(e)));
+    let rows = reader.cases(Language::En)?.cohort(&scope, &joins);
+    associate(task, sql, &rows, &x_test, restrict.as_ref().map(|(_, t)| t), plan)
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@
 //!
 //! Layout: this module holds what both languages share (tests of a predictor value, comparison
 //! cues and thresholds, the cohort → association step); [`zh`] and [`en`] read their corpus's
-//! dictionaries, for these plans and for the descriptive planner's counting conditions.
+//! dictionaries, for these plans and for the descriptive planner's counting conditions, through
+//! [`cache`], which keeps them per route and set of hiding conditions for the whole process.
 //!
 //! Statistics convention: the p-value follows the test the instruction names — "Fisher" gives
 //! the raw odds ratio (Haldane–Anscombe +0.5 only with a zero cell) and Fisher's exact p, which
@@ -29,6 +30,8 @@
 //! says Fisher too, so on the release the option can differ where the two tests straddle 0.05;
 //! an instruction that names no test gets the release's convention for its language.
 
+mod cache;
+mod count;
 mod en;
 mod zh;
 
@@ -37,15 +40,16 @@ use std::collections::BTreeSet;
 use anser_manifest::{Language, PublicTask};
 use serde_json::{Value, json};
 
+pub use cache::LegalCache;
+pub(super) use cache::Reader;
+pub(super) use count::{Clause, ValueTest, count_sql};
+use count::{EN_COHORT_VALUE, Join};
 pub(super) use en::en_count_conditions;
 pub(super) use zh::zh_count_conditions;
 
 use crate::{
     Result,
-    tools::{
-        compute::{ComputeRequest, ComputeResult, Convention, Table, compute},
-        sql::GuardedDb,
-    },
+    tools::compute::{ComputeRequest, ComputeResult, Convention, Table, compute},
 };
 
 /// A computed answer with its evidence and what the plan read from the query.
@@ -57,10 +61,10 @@ pub struct RelationPlan {
     pub sql: String,
 }
 
-/// Counting conditions: SQL clauses over the case table and what each means (for the trace).
+/// Counting conditions over the case table and what each means (for the trace).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Conditions {
-    pub clauses: Vec<String>,
+    pub clauses: Vec<Clause>,
     pub described: Vec<String>,
 }
 
@@ -95,7 +99,7 @@ impl Cmp {
     }
 
     /// The SQL operator.
-    fn sql(self) -> &'static str {
+    pub(super) fn sql(self) -> &'static str {
         match self {
             Cmp::Gt => ">",
             Cmp::Ge => ">=",
@@ -219,28 +223,28 @@ fn convention_of(task: &PublicTask) -> Convention {
 }
 
 /// Plan and answer one legal predictive task; `None` when the query does not map.
-pub fn solve(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
+pub(super) fn solve(reader: &Reader, task: &PublicTask) -> Result<Option<RelationPlan>> {
     match task.group.language {
-        Language::Zh => zh::solve_zh(db, task),
-        Language::En => en::solve_en(db, task),
+        Language::Zh => zh::solve_zh(reader, task),
+        Language::En => en::solve_en(reader, task),
     }
 }
 
-/// Run the cohort SQL (id, x, y) and compute the association.
+/// Compute the association over the cohort rows (id, x, y[, restricting value]) that `sql`
+/// stands for.
 fn associate(
-    db: &GuardedDb,
     task: &PublicTask,
     sql: String,
+    cohort: &[Vec<Value>],
     x_test: &Test,
     restrict: Option<&Test>,
     plan: Value,
 ) -> Result<Option<RelationPlan>> {
-    let result = db.query_with(&sql, 1_000_000)?;
     let continuous = wants_continuous(task);
     let mut seen = BTreeSet::new();
     let mut rows = Vec::new();
     let mut evidence = Vec::new();
-    for r in &result.rows {
+    for r in cohort {
         let [id, x, y, rest @ ..] = r.as_slice() else { continue };
         let text = |v: &Value| v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
         let Some(id) = id.as_str() else { continue };

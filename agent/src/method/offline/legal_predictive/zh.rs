@@ -3,18 +3,21 @@
 //! and 否 cases — for the predictive cohort (X and Y) and the descriptive planner's counting
 //! conditions.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    sync::Arc,
+};
 
-use anser_manifest::PublicTask;
+use anser_manifest::{Language, PublicTask};
 use serde_json::json;
 
 use super::{
-    Cmp, Conditions, RelationPlan, THRESHOLD_WINDOW_CHARS, Test, associate, threshold_after, wants_continuous,
+    Clause, Cmp, Conditions, Join, RelationPlan, THRESHOLD_WINDOW_CHARS, Test, ValueTest, associate, cache::Reader,
+    threshold_after, wants_continuous,
 };
 use crate::{
     Result,
     method::offline::{column_strings, lit},
-    tools::sql::GuardedDb,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,9 +62,80 @@ struct ZhMatch {
 /// What the decisions say about yes/no keys: for each key, the texts of the cases where it is
 /// 是 and where it is 否. A query phrase that paraphrases a key ("案发后主动投案" for 是否自首)
 /// shares no characters with the key but does with the texts of its 是 cases.
+///
+/// The share of a side's texts holding a bigram is counted from the bigram's posting list (the
+/// texts holding it), so scoring a query costs its bigrams' postings, not a substring search of
+/// every text per bigram and key. A bigram (two characters) is in a text exactly when some pair
+/// of adjacent characters of the text is that bigram, so the counts are those of the search.
 struct Contrast {
-    /// key → (texts with 是, texts with 否)
-    texts: BTreeMap<String, (Vec<String>, Vec<String>)>,
+    /// The decision texts of the cause's cases.
+    texts: Vec<String>,
+    /// Character bigram → the texts holding it (indices into `texts`, ascending, each once).
+    postings: HashMap<(char, char), Vec<u32>>,
+    /// Key → its 是 and 否 texts.
+    sides: BTreeMap<String, Sides>,
+}
+
+/// A key's 是 and 否 texts, one entry per annotation row (in row order), and how often each
+/// text is listed on each side, by text index (the shares count a text as often as it is
+/// listed).
+struct Sides {
+    yes: Vec<u32>,
+    no: Vec<u32>,
+    yes_times: Vec<u32>,
+    no_times: Vec<u32>,
+}
+
+impl Contrast {
+    /// Index the decision texts (case id → text) and the yes/no rows (case id, key, value).
+    fn new(texts: BTreeMap<String, String>, rows: &[Vec<String>]) -> Contrast {
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        let mut postings: HashMap<(char, char), Vec<u32>> = HashMap::new();
+        for (i, (id, text)) in texts.iter().enumerate() {
+            let i = i as u32;
+            index.insert(id.as_str(), i);
+            let chars: Vec<char> = text.chars().collect();
+            for w in chars.windows(2) {
+                let list = postings.entry((w[0], w[1])).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        let mut sides: BTreeMap<String, Sides> = BTreeMap::new();
+        for r in rows {
+            let [id, k, v] = r.as_slice() else { continue };
+            let Some(&t) = index.get(id.as_str()) else { continue };
+            let side = sides.entry(k.clone()).or_insert_with(|| Sides {
+                yes: Vec::new(),
+                no: Vec::new(),
+                yes_times: vec![0; texts.len()],
+                no_times: vec![0; texts.len()],
+            });
+            match v.as_str() {
+                "是" => {
+                    side.yes.push(t);
+                    side.yes_times[t as usize] += 1;
+                }
+                "否" => {
+                    side.no.push(t);
+                    side.no_times[t as usize] += 1;
+                }
+                _ => {}
+            }
+        }
+        Contrast { texts: texts.into_values().collect(), postings, sides }
+    }
+
+    /// The share of one side's texts (`times`: how often each is listed, `listed` in all)
+    /// that hold bigram `b`.
+    fn share(&self, times: &[u32], listed: usize, b: &str) -> f64 {
+        let mut chars = b.chars();
+        let (Some(first), Some(second), None) = (chars.next(), chars.next(), chars.next()) else { return 0.0 };
+        let held: u32 =
+            self.postings.get(&(first, second)).map_or(0, |texts| texts.iter().map(|&t| times[t as usize]).sum());
+        f64::from(held) / listed as f64
+    }
 }
 
 /// A bigram's share difference below this is noise (≈150 texts per cause in the sample).
@@ -72,18 +146,18 @@ impl Contrast {
     /// P(bigram in text | 否) where it is at least [`MIN_LIFT`], for each direction (是, 否),
     /// with the spans of the bigrams that separate the groups by at least half.
     fn score(&self, key: &str, query: &str) -> (f64, f64, Vec<(usize, usize)>) {
-        let Some((yes, no)) = self.texts.get(key) else { return (0.0, 0.0, Vec::new()) };
-        if yes.is_empty() || no.is_empty() {
+        let Some(sides) = self.sides.get(key) else { return (0.0, 0.0, Vec::new()) };
+        if sides.yes.is_empty() || sides.no.is_empty() {
             return (0.0, 0.0, Vec::new());
         }
-        let share = |docs: &[String], b: &str| docs.iter().filter(|d| d.contains(b)).count() as f64 / docs.len() as f64;
         let (mut for_yes, mut for_no) = (0.0, 0.0);
         let mut spans = Vec::new();
         for b in bigrams(query) {
             if b.contains(' ') {
                 continue;
             }
-            let lift = share(yes, &b) - share(no, &b);
+            let lift =
+                self.share(&sides.yes_times, sides.yes.len(), &b) - self.share(&sides.no_times, sides.no.len(), &b);
             if lift >= MIN_LIFT {
                 for_yes += lift;
             } else if lift <= -MIN_LIFT {
@@ -101,11 +175,13 @@ impl Contrast {
     /// Where in the key's 是 decisions the query words matched for the key first appear, as a
     /// share of the text length (0 = start, 1 = end), averaged over the texts that contain them.
     fn lateness(&self, key: &str, query: &str, spans: &[(usize, usize)]) -> f64 {
-        let Some((yes, _)) = self.texts.get(key) else { return 0.0 };
+        let Some(sides) = self.sides.get(key) else { return 0.0 };
         let words: BTreeSet<&str> =
             spans.iter().filter_map(|(s, e)| query.get(*s..*e)).filter(|w| !w.trim().is_empty()).collect();
-        let positions: Vec<f64> = yes
+        let positions: Vec<f64> = sides
+            .yes
             .iter()
+            .map(|&t| &self.texts[t as usize])
             .filter_map(|t| {
                 let at = words.iter().filter_map(|w| t.find(w)).min()?;
                 Some(at as f64 / t.len().max(1) as f64)
@@ -199,8 +275,8 @@ fn has_threshold(query: &str, m: &ZhMatch) -> bool {
 /// X candidates tried at most (a candidate with one level in the cohort is skipped).
 const MAX_X_CANDIDATES: usize = 4;
 
-/// The cause a query names and the dictionary of its feature keys.
-struct ZhIndex {
+/// The dictionary of one cause of action's feature keys.
+pub(in crate::method::offline) struct ZhIndex {
     cause: String,
     keys: Vec<ZhKey>,
     df: BTreeMap<String, usize>,
@@ -208,9 +284,10 @@ struct ZhIndex {
 }
 
 impl ZhIndex {
-    /// `None` when the query names no cause of action of the corpus.
-    fn load(db: &GuardedDb, query: &str) -> Result<Option<ZhIndex>> {
-        let anyou = column_strings(db, "SELECT DISTINCT anyou FROM cases WHERE anyou IS NOT NULL")?;
+    /// The cause of action the query names (the longest `cases.anyou` value in it) and its
+    /// dictionary, built once per view of the route; `None` when the query names no cause.
+    fn load(reader: &Reader, query: &str) -> Result<Option<Arc<ZhIndex>>> {
+        let anyou = reader.rows("SELECT DISTINCT anyou FROM cases WHERE anyou IS NOT NULL")?;
         let Some(cause) = anyou
             .iter()
             .filter_map(|r| r.first())
@@ -220,16 +297,23 @@ impl ZhIndex {
         else {
             return Ok(None);
         };
+        let index = reader.dicts.zh_causes.get_or_try_make(&cause, || ZhIndex::build(reader, &cause).map(Arc::new))?;
+        Ok(Some(index))
+    }
+
+    /// Read the feature rows and decision texts of the cause's cases and index them.
+    fn build(reader: &Reader, cause: &str) -> Result<ZhIndex> {
+        let db = reader.db;
         let rows = column_strings(
             db,
             &format!(
                 "SELECT f.anhao, f.feature_key, f.feature_value FROM case_features f JOIN cases c ON c.anhao = f.anhao \
                  WHERE c.anyou = {} AND f.feature_value IS NOT NULL",
-                lit(&cause)
+                lit(cause)
             ),
         )?;
         let texts: BTreeMap<String, String> =
-            column_strings(db, &format!("SELECT anhao, wenshu_content FROM cases WHERE anyou = {}", lit(&cause)))?
+            column_strings(db, &format!("SELECT anhao, wenshu_content FROM cases WHERE anyou = {}", lit(cause)))?
                 .into_iter()
                 .filter_map(|r| match r.as_slice() {
                     [id, text] => Some((id.clone(), text.clone())),
@@ -237,19 +321,11 @@ impl ZhIndex {
                 })
                 .collect();
         let mut by_key: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        let mut contrast = Contrast { texts: BTreeMap::new() };
         for r in &rows {
-            let [id, k, v] = r.as_slice() else { continue };
+            let [_, k, v] = r.as_slice() else { continue };
             by_key.entry(k.clone()).or_default().insert(v.clone());
-            if let Some(text) = texts.get(id) {
-                let entry = contrast.texts.entry(k.clone()).or_default();
-                match v.as_str() {
-                    "是" => entry.0.push(text.clone()),
-                    "否" => entry.1.push(text.clone()),
-                    _ => {}
-                }
-            }
         }
+        let contrast = Contrast::new(texts, &rows);
         let keys: Vec<ZhKey> = by_key
             .into_iter()
             .map(|(key, values)| {
@@ -270,7 +346,7 @@ impl ZhIndex {
                 *df.entry(b).or_default() += 1;
             }
         }
-        Ok(Some(ZhIndex { cause, keys, df, contrast }))
+        Ok(ZhIndex { cause: cause.to_string(), keys, df, contrast })
     }
 }
 
@@ -284,17 +360,18 @@ const MAX_CONDITIONS: usize = 5;
 /// best-matching key of the still-unexplained query words. Yes/no keys take the side the texts
 /// support (是, or 否 for "未适用缓刑"); enum keys need a named value; numeric keys a comparison.
 /// Returns SQL clauses over `cases c` (the cause first), or `None` without a cause.
-pub(in crate::method::offline) fn zh_count_conditions(db: &GuardedDb, query: &str) -> Result<Option<Conditions>> {
-    let Some(ZhIndex { cause, keys, df, contrast }) = ZhIndex::load(db, query)? else { return Ok(None) };
+pub(in crate::method::offline) fn zh_count_conditions(reader: &Reader, query: &str) -> Result<Option<Conditions>> {
+    let Some(index) = ZhIndex::load(reader, query)? else { return Ok(None) };
+    let ZhIndex { cause, keys, df, contrast } = &*index;
     let mut rest = query.replace(cause.as_str(), &" ".repeat(cause.len()));
     let mut used = BTreeSet::new();
-    let mut clauses = vec![format!("c.anyou = {}", lit(&cause))];
+    let mut clauses = vec![Clause::Equals { column: "anyou", value: cause.clone() }];
     let mut described = vec![format!("anyou = {cause}")];
     for _ in 0..MAX_CONDITIONS * 2 {
         if clauses.len() > MAX_CONDITIONS {
             break;
         }
-        let Some(m) = ranked(&rest, &keys, &df, &contrast, |k| !used.contains(&k.key)).into_iter().next() else {
+        let Some(m) = ranked(&rest, keys, df, contrast, |k| !used.contains(&k.key)).into_iter().next() else {
             break;
         };
         if m.score < MIN_CONDITION_SCORE {
@@ -302,26 +379,20 @@ pub(in crate::method::offline) fn zh_count_conditions(db: &GuardedDb, query: &st
         }
         let k = &keys[m.idx];
         used.insert(k.key.clone());
-        let exists = |cond: String| {
-            format!(
-                "EXISTS (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND {cond})",
-                lit(&k.key)
-            )
-        };
+        let exists = |test: ValueTest| Clause::ZhFeature { key: k.key.clone(), test, exists: true };
         let clause = match k.kind {
             Kind::YesNo => {
                 let want = if m.negative { "否" } else { "是" };
                 described.push(format!("{} = {want}", k.key));
-                Some(exists(format!("f.feature_value = {}", lit(want))))
+                Some(exists(ValueTest::Equals(want.to_string())))
             }
             Kind::Enum => m.enum_value.as_ref().map(|v| {
                 described.push(format!("{} = {v}", k.key));
-                exists(format!("f.feature_value = {}", lit(v)))
+                exists(ValueTest::Equals(v.clone()))
             }),
             Kind::Numeric => threshold_of(&rest, &m).map(|(cmp, t)| {
-                let op = cmp.sql();
-                described.push(format!("{} {op} {t}", k.key));
-                exists(format!("CAST(f.feature_value AS REAL) {op} {t}"))
+                described.push(format!("{} {} {t}", k.key, cmp.sql()));
+                exists(ValueTest::Compare(cmp, t))
             }),
         };
         clauses.extend(clause);
@@ -330,23 +401,24 @@ pub(in crate::method::offline) fn zh_count_conditions(db: &GuardedDb, query: &st
     Ok(Some(Conditions { clauses, described }))
 }
 
-pub(super) fn solve_zh(db: &GuardedDb, task: &PublicTask) -> Result<Option<RelationPlan>> {
+pub(super) fn solve_zh(reader: &Reader, task: &PublicTask) -> Result<Option<RelationPlan>> {
     let query = task.query.as_str();
-    let Some(ZhIndex { cause, keys, df, contrast }) = ZhIndex::load(db, query)? else { return Ok(None) };
+    let Some(index) = ZhIndex::load(reader, query)? else { return Ok(None) };
+    let ZhIndex { cause, keys, df, contrast } = &*index;
     let masked = query.replace(cause.as_str(), &" ".repeat(cause.len()));
     let continuous = wants_continuous(task);
     let y = if continuous {
-        let numeric = ranked(&masked, &keys, &df, &contrast, |k| k.kind == Kind::Numeric);
+        let numeric = ranked(&masked, keys, df, contrast, |k| k.kind == Kind::Numeric);
         match numeric.iter().find(|m| !has_threshold(&masked, m)) {
             Some(y) => y.clone(),
             None => return Ok(None),
         }
     } else {
-        let Some(first) = ranked(&masked, &keys, &df, &contrast, |_| true).into_iter().next() else {
+        let Some(first) = ranked(&masked, keys, df, contrast, |_| true).into_iter().next() else {
             return Ok(None);
         };
         let rest = mask(&masked, &first.spans);
-        let second = ranked(&rest, &keys, &df, &contrast, |k| k.key != keys[first.idx].key).into_iter().next();
+        let second = ranked(&rest, keys, df, contrast, |k| k.key != keys[first.idx].key).into_iter().next();
         let yes_no = |m: &ZhMatch| keys[m.idx].kind == Kind::YesNo;
         // The outcome is a yes/no key; of two, the one the query marks as the thing decided
         // ("与是否适用缓刑之间"), else the one the decisions state later — judgments give the facts
@@ -371,7 +443,7 @@ pub(super) fn solve_zh(db: &GuardedDb, task: &PublicTask) -> Result<Option<Relat
     let yk = &keys[y.idx];
     let rest = mask(&masked, &y.spans);
     let mut last_err = None;
-    for x in ranked(&rest, &keys, &df, &contrast, |k| k.key != yk.key).into_iter().take(MAX_X_CANDIDATES) {
+    for x in ranked(&rest, keys, df, contrast, |k| k.key != yk.key).into_iter().take(MAX_X_CANDIDATES) {
         let xk = &keys[x.idx];
         let test = match xk.kind {
             Kind::YesNo => Test::Truthy,
@@ -391,11 +463,15 @@ pub(super) fn solve_zh(db: &GuardedDb, task: &PublicTask) -> Result<Option<Relat
              WHERE c.anyou = {} ORDER BY c.anhao",
             lit(&xk.key),
             lit(&yk.key),
-            lit(&cause)
+            lit(cause)
         );
         let plan = json!({"cause": cause, "x": xk.key, "x_test": format!("{test:?}"), "y": yk.key,
             "shape": if continuous { "continuous" } else { "binary" }});
-        match associate(db, task, sql, &test, None, plan) {
+        // The join over the view's cached case rows (see `count::CaseTable::cohort`).
+        let scope = Clause::Equals { column: "anyou", value: cause.clone() };
+        let join = |key: &str| Join { matter: None, key: key.to_string(), observed: false };
+        let rows = reader.cases(Language::Zh)?.cohort(&scope, &[join(&xk.key), join(&yk.key)]);
+        match associate(task, sql, &rows, &test, None, plan) {
             Ok(Some(p)) => return Ok(Some(p)),
             Ok(None) => {}
             // One X level only in the cohort (e.g. the phrase restates the outcome's scope).

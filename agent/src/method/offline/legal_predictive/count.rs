@@ -1,0 +1,441 @@
+//! Counting conditions of the legal descriptive plans, as data: each renders as the SQL clause
+//! over `cases c` / `case_record c` it stands for (what the trace shows) and is evaluated over
+//! the rows of the route that the task's view shows, cached per route and set of hiding
+//! conditions (see [`super::cache`]); the predictive plans' cohort joins run over the same
+//! rows. At release size the SQL count scanned the whole case table on every task (6–10 ms of
+//! SQLite CPU even with the pages in memory); the cached rows answer in well under a
+//! millisecond.
+//!
+//! The evaluation follows SQLite's semantics for exactly the forms used here: `=` on text,
+//! `LIKE` (ASCII case-insensitive, `%` and `_` wildcards, no escape), `lower()` (ASCII only),
+//! `CAST(… AS REAL)` (the longest numeric prefix, 0.0 without one), `COALESCE`, and NULL never
+//! satisfying a comparison.
+
+use std::{
+    collections::{BTreeSet, HashMap},
+    sync::Arc,
+};
+
+use serde_json::Value;
+
+use super::Cmp;
+use crate::{
+    Result,
+    method::offline::{lit, once_map::OnceMap},
+    tools::sql::GuardedDb,
+};
+
+/// How a feature value is tested.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::method::offline) enum ValueTest {
+    /// The value text equals this one.
+    Equals(String),
+    /// `lower(value) IN ('true', '1', 'yes')`.
+    Truthy,
+    /// `CAST(value AS REAL) <op> n`.
+    Compare(Cmp, f64),
+}
+
+/// One counting condition on a case.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::method::offline) enum Clause {
+    /// `c.<column> = 'value'`.
+    Equals { column: &'static str, value: String },
+    /// `c.<column> LIKE 'pattern'`.
+    Like { column: &'static str, pattern: String },
+    /// `[NOT] EXISTS` a Chinese feature row (`case_features`) with the key and a value passing
+    /// the test.
+    ZhFeature { key: String, test: ValueTest, exists: bool },
+    /// `EXISTS` an English feature row (`case_feature`) of the matter with the key and a value
+    /// passing the test; `observed` also requires `value_status = 'observed'`.
+    EnFeature { matter: String, key: String, observed: bool, test: ValueTest },
+}
+
+impl Clause {
+    /// The SQL clause this condition stands for.
+    pub(in crate::method::offline) fn sql(&self) -> String {
+        match self {
+            Clause::Equals { column, value } => format!("c.{column} = {}", lit(value)),
+            Clause::Like { column, pattern } => format!("c.{column} LIKE {}", lit(pattern)),
+            Clause::ZhFeature { key, test, exists } => {
+                let cond = match test {
+                    ValueTest::Equals(v) => format!("f.feature_value = {}", lit(v)),
+                    ValueTest::Truthy => "lower(f.feature_value) IN ('true', '1', 'yes')".to_string(),
+                    ValueTest::Compare(cmp, t) => format!("CAST(f.feature_value AS REAL) {} {t}", cmp.sql()),
+                };
+                format!(
+                    "{}EXISTS (SELECT 1 FROM case_features f WHERE f.anhao = c.anhao AND f.feature_key = {} AND {cond})",
+                    if *exists { "" } else { "NOT " },
+                    lit(key)
+                )
+            }
+            Clause::EnFeature { matter, key, observed, test } => {
+                let cond = match test {
+                    ValueTest::Equals(v) => format!("f.value_text = {}", lit(v)),
+                    ValueTest::Truthy => "lower(f.value_text) IN ('true', '1', 'yes')".to_string(),
+                    ValueTest::Compare(cmp, n) => {
+                        format!("CAST(COALESCE(f.value_number, f.value_text) AS REAL) {} {n}", cmp.sql())
+                    }
+                };
+                let status = if *observed { " AND f.value_status = 'observed'" } else { "" };
+                format!(
+                    "EXISTS (SELECT 1 FROM case_feature f WHERE f.case_id = c.case_id AND f.matter_type = {} \
+                     AND f.feature_key = {}{status} AND {cond})",
+                    lit(matter),
+                    lit(key)
+                )
+            }
+        }
+    }
+}
+
+/// The SQL statement a set of conditions stands for over the case table.
+pub(in crate::method::offline) fn count_sql(table: &str, id: &str, clauses: &[Clause]) -> String {
+    let clauses: Vec<String> = clauses.iter().map(Clause::sql).collect();
+    let filter = if clauses.is_empty() { String::new() } else { format!(" WHERE {}", clauses.join(" AND ")) };
+    format!("SELECT DISTINCT c.{id} FROM {table} c{filter}")
+}
+
+/// A feature row as the view shows it.
+#[derive(Debug)]
+struct FeatureRow {
+    /// The matter type (English rows; empty for Chinese ones).
+    matter: String,
+    key: String,
+    /// `value_status = 'observed'` (English rows).
+    observed: bool,
+    text: Option<String>,
+    /// `value_number` (English rows).
+    number: Option<f64>,
+    /// The value the cohort reads: the Chinese `feature_value`; the English value JSON as text,
+    /// else `value_text` (computed by SQLite when the rows are read).
+    cohort: Option<String>,
+}
+
+/// A feature a cohort joins on: the matter (English rows) and key, and whether only observed
+/// values count.
+#[derive(Debug, Clone)]
+pub(in crate::method::offline) struct Join {
+    pub(in crate::method::offline) matter: Option<String>,
+    pub(in crate::method::offline) key: String,
+    pub(in crate::method::offline) observed: bool,
+}
+
+/// The SQL an English cohort reads a joined feature's value with.
+pub(in crate::method::offline) const EN_COHORT_VALUE: &str =
+    "COALESCE(CAST(json_extract({t}.value_json, '$') AS TEXT), {t}.value_text)";
+
+/// The cases of a route as one view shows them: the columns conditions test and each case's
+/// feature rows.
+pub(in crate::method::offline) struct CaseTable {
+    /// Column names, parallel to each case's `columns`.
+    names: Vec<&'static str>,
+    /// In id order.
+    cases: Vec<Case>,
+    /// The cases a column condition (a cause, a matter type: the first condition of every
+    /// count and the scope of every cohort) selects, by the condition's SQL, found once.
+    scopes: OnceMap<String, Arc<Vec<usize>>>,
+}
+
+/// One case: its id, the columns conditions test and its feature rows (in row order).
+#[derive(Debug)]
+struct Case {
+    id: String,
+    columns: Vec<Option<String>>,
+    features: Vec<FeatureRow>,
+}
+
+/// The case columns the Chinese conditions test.
+const ZH_COLUMNS: [&str; 4] = ["anyou", "shenpanchengxu", "wenshuleixing", "caipanriqi"];
+/// The case columns the English conditions test.
+const EN_COLUMNS: [&str; 1] = ["matter_types_json"];
+
+fn text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+impl std::fmt::Debug for CaseTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CaseTable").field("cases", &self.cases.len()).field("scopes", &self.scopes.len()).finish()
+    }
+}
+
+impl CaseTable {
+    /// Read the Chinese route's cases and feature rows through `db`.
+    pub(in crate::method::offline) fn read_zh(db: &GuardedDb) -> Result<CaseTable> {
+        let features = db.query_with("SELECT anhao, feature_key, feature_value FROM case_features", usize::MAX)?;
+        let rows = features.rows.iter().filter_map(|r| match r.as_slice() {
+            [id, key, value] => Some((
+                text(id)?,
+                FeatureRow {
+                    matter: String::new(),
+                    key: text(key)?,
+                    observed: false,
+                    text: text(value),
+                    number: None,
+                    cohort: text(value),
+                },
+            )),
+            _ => None,
+        });
+        CaseTable::read(db, "cases", "anhao", &ZH_COLUMNS, rows.collect())
+    }
+
+    /// Read the English route's cases and feature rows through `db`.
+    pub(in crate::method::offline) fn read_en(db: &GuardedDb) -> Result<CaseTable> {
+        let sql = format!(
+            "SELECT case_id, matter_type, feature_key, value_status, value_text, value_number, {} FROM case_feature",
+            EN_COHORT_VALUE.replace("{t}.", "")
+        );
+        let features = db.query_with(&sql, usize::MAX)?;
+        let rows = features.rows.iter().filter_map(|r| match r.as_slice() {
+            [id, matter, key, status, value, number, cohort] => Some((
+                text(id)?,
+                FeatureRow {
+                    matter: text(matter)?,
+                    key: text(key)?,
+                    observed: status.as_str() == Some("observed"),
+                    text: text(value),
+                    number: number.as_f64(),
+                    cohort: text(cohort),
+                },
+            )),
+            _ => None,
+        });
+        CaseTable::read(db, "case_record", "case_id", &EN_COLUMNS, rows.collect())
+    }
+
+    fn read(
+        db: &GuardedDb,
+        table: &str,
+        id: &str,
+        names: &[&'static str],
+        feature_rows: Vec<(String, FeatureRow)>,
+    ) -> Result<CaseTable> {
+        let sql = format!("SELECT {id}, {} FROM {table}", names.join(", "));
+        let mut cases: Vec<Case> = db
+            .query_with(&sql, usize::MAX)?
+            .rows
+            .iter()
+            .filter_map(|r| {
+                Some(Case { id: text(r.first()?)?, columns: r[1..].iter().map(text).collect(), features: Vec::new() })
+            })
+            .collect();
+        // `ORDER BY` the id: SQLite's BINARY collation is byte order, as `String`'s.
+        cases.sort_by(|a, b| a.id.cmp(&b.id));
+        // Feature rows of no visible case can never join one.
+        let at: HashMap<String, usize> = cases.iter().enumerate().map(|(i, c)| (c.id.clone(), i)).collect();
+        for (id, row) in feature_rows {
+            if let Some(&i) = at.get(&id) {
+                cases[i].features.push(row);
+            }
+        }
+        Ok(CaseTable { names: names.to_vec(), cases, scopes: OnceMap::default() })
+    }
+
+    /// The cases (indices, in id order) meeting `clause`, kept when it tests a case column.
+    fn selected(&self, clause: &Clause) -> Arc<Vec<usize>> {
+        let select = || -> Vec<usize> {
+            self.cases.iter().enumerate().filter(|(_, case)| self.holds(clause, case)).map(|(i, _)| i).collect()
+        };
+        match clause {
+            Clause::Equals { .. } | Clause::Like { .. } => self
+                .scopes
+                .get_or_try_make(&clause.sql(), || Ok::<_, std::convert::Infallible>(Arc::new(select())))
+                .unwrap_or_else(|never| match never {}),
+            _ => Arc::new(select()),
+        }
+    }
+
+    /// The ids of the cases meeting every condition.
+    pub(in crate::method::offline) fn matching(&self, clauses: &[Clause]) -> BTreeSet<String> {
+        let Some((first, rest)) = clauses.split_first() else {
+            return self.cases.iter().map(|c| c.id.clone()).collect();
+        };
+        self.selected(first)
+            .iter()
+            .map(|&i| &self.cases[i])
+            .filter(|case| rest.iter().all(|c| self.holds(c, case)))
+            .map(|case| case.id.clone())
+            .collect()
+    }
+
+    /// The cohort join's rows in id order: for each case meeting `scope`, (id, value of each
+    /// joined feature) for every combination of its matching feature rows (in row order, the
+    /// first join outermost), as the SQL join returns them; NULL values stay `null`.
+    pub(in crate::method::offline) fn cohort(&self, scope: &Clause, joins: &[Join]) -> Vec<Vec<Value>> {
+        let mut out = Vec::new();
+        for case in self.selected(scope).iter().map(|&i| &self.cases[i]) {
+            let matches: Vec<Vec<&FeatureRow>> = joins
+                .iter()
+                .map(|j| {
+                    case.features
+                        .iter()
+                        .filter(|f| {
+                            f.key == j.key
+                                && j.matter.as_ref().is_none_or(|m| f.matter == *m)
+                                && (f.observed || !j.observed)
+                        })
+                        .collect()
+                })
+                .collect();
+            // A join with no matching row drops the case (an inner join).
+            if matches.iter().any(Vec::is_empty) {
+                continue;
+            }
+            let mut combos: Vec<Vec<Value>> = vec![vec![Value::String(case.id.clone())]];
+            for candidates in &matches {
+                combos = combos
+                    .iter()
+                    .flat_map(|prefix| {
+                        candidates.iter().map(move |f| {
+                            let mut row = prefix.clone();
+                            row.push(f.cohort.clone().map_or(Value::Null, Value::String));
+                            row
+                        })
+                    })
+                    .collect();
+            }
+            out.extend(combos);
+        }
+        out
+    }
+
+    fn column<'c>(&self, columns: &'c [Option<String>], name: &str) -> Option<&'c str> {
+        let at = self.names.iter().position(|n| *n == name)?;
+        columns.get(at)?.as_deref()
+    }
+
+    fn holds(&self, clause: &Clause, case: &Case) -> bool {
+        let (rows, columns) = (|| case.features.iter(), &case.columns);
+        match clause {
+            Clause::Equals { column, value } => self.column(columns, column) == Some(value.as_str()),
+            Clause::Like { column, pattern } => self.column(columns, column).is_some_and(|v| like(pattern, v)),
+            Clause::ZhFeature { key, test, exists } => {
+                rows().any(|f| f.key == *key && value_holds(test, f.text.as_deref(), None)) == *exists
+            }
+            Clause::EnFeature { matter, key, observed, test } => rows().any(|f| {
+                f.matter == *matter
+                    && f.key == *key
+                    && (f.observed || !observed)
+                    && value_holds(test, f.text.as_deref(), f.number)
+            }),
+        }
+    }
+}
+
+/// Whether a feature value (text, and the number column that `COALESCE` puts first) passes.
+fn value_holds(test: &ValueTest, text: Option<&str>, number: Option<f64>) -> bool {
+    match test {
+        ValueTest::Equals(want) => text == Some(want.as_str()),
+        ValueTest::Truthy => text.is_some_and(|t| matches!(t.to_ascii_lowercase().as_str(), "true" | "1" | "yes")),
+        ValueTest::Compare(cmp, n) => match number.or_else(|| text.map(cast_real)) {
+            Some(x) => cmp.holds(x, *n),
+            None => false,
+        },
+    }
+}
+
+/// SQLite's `CAST(text AS REAL)`: the longest prefix (after leading spaces) that reads as a
+/// decimal number, 0.0 when there is none.
+fn cast_real(text: &str) -> f64 {
+    let s = text.trim_start_matches([' ', '\t', '\n', '\r', '\u{b}', '\u{c}']).as_bytes();
+    let mut end = 0;
+    if matches!(s.first(), Some(b'+' | b'-')) {
+        end = 1;
+    }
+    let digits = |from: usize| s[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let whole = digits(end);
+    end += whole;
+    let mut fraction = 0;
+    if s.get(end) == Some(&b'.') {
+        fraction = digits(end + 1);
+        if whole + fraction > 0 {
+            end += 1 + fraction;
+        }
+    }
+    if whole + fraction == 0 {
+        return 0.0;
+    }
+    if matches!(s.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(s.get(end + 1), Some(b'+' | b'-')));
+        let exponent = digits(end + 1 + sign);
+        if exponent > 0 {
+            end += 1 + sign + exponent;
+        }
+    }
+    std::str::from_utf8(&s[..end]).ok().and_then(|p| p.parse().ok()).unwrap_or(0.0)
+}
+
+/// SQLite's `LIKE` without `ESCAPE`: `%` any run, `_` one character, ASCII letters matched
+/// without case, other characters exactly.
+fn like(pattern: &str, text: &str) -> bool {
+    // Iterative wildcard matching over byte offsets (no allocation: it runs once per case),
+    // backtracking to the last `%`.
+    let next = |s: &str, at: usize| s.get(at..).and_then(|rest| rest.chars().next());
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while let Some(tc) = next(text, ti) {
+        match next(pattern, pi) {
+            Some('%') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(pc) if pc == '_' || pc.eq_ignore_ascii_case(&tc) => {
+                pi += pc.len_utf8();
+                ti += tc.len_utf8();
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    let retry = st + next(text, st).map_or(1, char::len_utf8);
+                    pi = sp + 1;
+                    ti = retry;
+                    star = Some((sp, retry));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern.get(pi..).is_some_and(|rest| rest.chars().all(|c| c == '%'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The emulated functions agree with SQLite itself on the forms the conditions use.
+    #[test]
+    fn like_and_cast_agree_with_sqlite() {
+        let conn = rusqlite::Connection::open_in_memory().expect("sqlite");
+        let texts =
+            ["12", " 12.5kg", "-3", "+4.", ".5", "1e3x", "1e", "abc", "", "12个月", "3.0e-2", "-.e1", "0x10", "  7 "];
+        for t in texts {
+            let want: f64 = conn.query_row("SELECT CAST(?1 AS REAL)", [t], |r| r.get(0)).expect("cast");
+            assert_eq!(cast_real(t), want, "CAST({t:?} AS REAL)");
+        }
+        let cases = [
+            ("%\"asylum\"%", "[\"asylum\", \"x\"]"),
+            ("%\"employment_discrimination\"%", "[\"employment-discrimination\"]"),
+            ("%\"asylum\"%", "[\"ASYLUM\"]"),
+            ("%\"asylum\"%", "[\"asylums\"]"),
+            ("2021%", "2021-05-01"),
+            ("2021%", "2020-05-01"),
+            ("a%b%c", "aXbYc"),
+            ("a%b%c", "aXbY"),
+            ("_案%", "民案件"),
+            ("%", ""),
+            ("%案件", "民事案件案件"),
+            ("%a_c", "abcXabc"),
+            ("%a_c%", "xxabxc"),
+            ("民%罪", "民事罪名"),
+        ];
+        for (pattern, text) in cases {
+            let want: bool = conn.query_row("SELECT ?2 LIKE ?1", [pattern, text], |r| r.get(0)).expect("like");
+            assert_eq!(like(pattern, text), want, "{text:?} LIKE {pattern:?}");
+        }
+    }
+}
