@@ -24,7 +24,7 @@ use crate::{
     bm25::{Bm25Index, Bm25Writer, Scored},
     checkpoint::DenseCheckpoint,
     dense_build::DenseBuilder,
-    filter::{AttrsWriter, MAX_EVIDENCE_KINDS, NO_UNIT, UnitAttrs, UnitFilter, read_attrs},
+    filter::{AttrsWriter, MAX_EVIDENCE_KINDS, NO_UNIT, UnitAttrs, UnitFilter, UnitSet, read_attrs},
     fingerprint::{Bm25Part, CorpusIdentity, DensePart, Fingerprint, tool_version},
     progress::bar,
     store::{UnitStore, UnitStoreWriter},
@@ -409,12 +409,22 @@ impl RouteIndex {
         self.attrs.get(ord as usize)
     }
 
-    /// Dense top-k among the units `filter` admits (HNSW with the filter inside, exact when
-    /// `exact` or the filter is selective).
-    pub fn dense_search(&self, query: &[f32], k: usize, exact: bool, filter: &UnitFilter) -> Result<Vec<Scored>> {
+    /// Dense top-k among the units `filter` admits and, when given, `units` contains (HNSW with
+    /// the filter inside, exact when `exact` or the filter is selective), so a filtered-out unit
+    /// never takes one of the k places.
+    pub fn dense_search(
+        &self,
+        query: &[f32],
+        k: usize,
+        exact: bool,
+        filter: &UnitFilter,
+        units: Option<&UnitSet>,
+    ) -> Result<Vec<Scored>> {
         let (vectors, _) = self.dense()?;
-        let keep = |ord: u32| self.attrs.get(ord as usize).is_some_and(|a| filter.admits(a));
-        match (exact, filter.is_none()) {
+        let keep = |ord: u32| {
+            units.is_none_or(|u| u.contains(ord)) && self.attrs.get(ord as usize).is_some_and(|a| filter.admits(a))
+        };
+        match (exact, filter.is_none() && units.is_none()) {
             (true, true) => vectors.exact_search(query, k),
             (true, false) => vectors.exact_search_where(query, k, &keep),
             (false, true) => vectors.search(query, k),

@@ -278,8 +278,8 @@ impl SpecRetriever {
         self
     }
 
-    /// The ranking of `spec`, every part of it filtered by `filter` inside its search; a BM25
-    /// spec also admits only the units of `units` inside its search.
+    /// The ranking of `spec`, every part of it filtered by `filter` and, when given, restricted to
+    /// `units` inside its search.
     #[allow(clippy::too_many_arguments)]
     fn ranked(
         &self,
@@ -307,13 +307,13 @@ impl SpecRetriever {
             RetrieverSpec::Dense { exact } => {
                 let embedder = self.engine.embedder(index)?;
                 let q = embedder.embed(&[query])?.pop().unwrap_or_default();
-                index.dense_search(&q, k, *exact, filter)?
+                index.dense_search(&q, k, *exact, filter, units.map(|u| u.as_ref()))?
             }
             RetrieverSpec::Hybrid { parts, fusion } => {
                 let depth = self.depth.max(k);
                 let lists = parts
                     .iter()
-                    .map(|p| self.ranked(p, route, index, query, depth, filter, None))
+                    .map(|p| self.ranked(p, route, index, query, depth, filter, units))
                     .collect::<Result<Vec<_>>>()?;
                 let mut fused = match fusion {
                     Fusion::Rrf { k } => rrf(&lists, *k),
@@ -332,21 +332,9 @@ impl SpecRetriever {
                     in_force =
                         UnitSet::from_fn(index.store.len() as u32, |o| in_force.contains(o) && outer.contains(o));
                 }
-                let in_force = Arc::new(in_force);
-                match inner.as_ref() {
-                    // BM25 admits only the rules in force inside its search.
-                    RetrieverSpec::Bm25 { .. } => {
-                        self.ranked(inner, route, index, query, k, filter, Some(&in_force))?
-                    }
-                    // Dense and hybrid rankings are filtered afterwards (hybrid parts unfiltered, so
-                    // fusion sees the same lists as before), ranking deeper than k first.
-                    _ => self
-                        .ranked(inner, route, index, query, self.depth.max(k.saturating_mul(4)), filter, None)?
-                        .into_iter()
-                        .filter(|s| in_force.contains(s.ord))
-                        .take(k)
-                        .collect(),
-                }
+                // Every part admits only the rules in force inside its own search (BM25 pruning,
+                // HNSW `search_filter`, exact scan), so a hybrid fuses lists of rules in force.
+                self.ranked(inner, route, index, query, k, filter, Some(&Arc::new(in_force)))?
             }
         })
     }

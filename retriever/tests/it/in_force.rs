@@ -9,7 +9,7 @@ use anser_indexer::{BuildOptions, build_route};
 use anser_manifest::Route;
 use anser_retriever::{Engine, Retriever, SpecRetriever};
 
-use crate::fixtures::law_corpus;
+use crate::fixtures::{law_corpus, mock_embedder};
 
 #[test]
 fn in_force_filters_inside_the_bm25_ranking() {
@@ -38,4 +38,33 @@ fn in_force_filters_inside_the_bm25_ranking() {
     let hits = in_force.search(Route::FinanceZhRules, "2025年 回购股份", 3).expect("search");
     assert_eq!(hits.len(), 3, "in 2025 the 2024 revision is in force");
     assert!(hits.iter().all(|h| h.record_id != "301"));
+}
+
+/// Dense and hybrid rankings admit only the rules in force inside their searches too (HNSW
+/// `search_filter` or the exact scan, and every hybrid part): with 300 superseded articles, a
+/// filter applied after ranking 100 deep loses the rules in force that rank below them.
+#[test]
+fn in_force_filters_inside_dense_and_hybrid_rankings() {
+    let (_server, embedder) = mock_embedder();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let corpus = tmp.path().join("corpus");
+    let old = "上海证券交易所股票上市规则（2024年4月修订）";
+    let new = "上海证券交易所股票上市规则（2026年4月修订）";
+    let items: Vec<String> = (0..303).map(|i| format!("{i}条")).collect();
+    let texts: Vec<String> = (0..303).map(|i| format!("回购股份 回购股份 应当经董事会审议（第{i}款）。")).collect();
+    let rows: Vec<(&str, &str, &str)> =
+        (0..303).map(|i| (if i < 300 { old } else { new }, items[i].as_str(), texts[i].as_str())).collect();
+    law_corpus(&corpus, Route::FinanceZhRules, &rows);
+    let idx = tmp.path().join("idx");
+    build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), Some(embedder.as_ref()))
+        .expect("build");
+    let engine = Arc::new(Engine::new(&idx, Some(&corpus)).with_embedder(embedder));
+    let in_force = ["301", "302", "303"];
+    for spec in ["dense/in_force", "dense(exact)/in_force", "hybrid:bm25+dense@rrf60/in_force"] {
+        let retriever = SpecRetriever::new(engine.clone(), spec.parse().expect("spec"));
+        let hits = retriever.search(Route::FinanceZhRules, "上市公司回购股份", 3).expect("search");
+        let mut ids: Vec<&str> = hits.iter().map(|h| h.record_id.as_str()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, in_force, "{spec}: the three rules in force, whatever their unfiltered rank");
+    }
 }
