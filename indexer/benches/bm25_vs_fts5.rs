@@ -16,6 +16,8 @@
 //! - `ANSER_BENCH_ROUTES=r1,r2`: routes (default with a corpus root: finance_zh_reports,
 //!   legal_en_cases, science_articles);
 //! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
+//! - `ANSER_BENCH_SMALL_BUILD_BYTES=N`: text bytes up to which our index is written by one
+//!   thread into one segment (default `DEFAULT_SMALL_BUILD_BYTES`; 0: always threaded);
 //! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all);
 //! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
 //! - `ANSER_BENCH_QUERY_THREADS=N`: threads one query may be split over (default the machine's;
@@ -107,7 +109,11 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
         }
         fs_err::create_dir_all(&ours_dir).expect("mkdir");
         let t0 = Instant::now();
-        let mut w = Bm25Writer::create(&ours_dir, analyzer, threads).expect("writer");
+        let small = std::env::var("ANSER_BENCH_SMALL_BUILD_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(anser_indexer::DEFAULT_SMALL_BUILD_BYTES);
+        let mut w = Bm25Writer::create(&ours_dir, analyzer, threads, small).expect("writer");
         for u in units() {
             w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
         }

@@ -23,7 +23,7 @@ use std::{
 };
 
 use tantivy::{
-    Index, Searcher, TantivyDocument, Term,
+    Index, IndexBuilder, IndexSettings, Searcher, TantivyDocument, Term,
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
 };
 
@@ -33,6 +33,7 @@ use crate::{
     analyzer::{Analyzer, Tokens},
     bm25_query::{Bm25Query, Corpus, PruneStats, QueryTerm, SegmentData},
     bm25_stats::{SegmentStats, stats_path},
+    deferred_sync::DeferredSync,
     filter::{UnitAttrs, UnitFilter},
     units::Unit,
 };
@@ -72,12 +73,33 @@ fn register(index: &Index, analyzer: Analyzer) {
     index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
 }
 
-/// Writes a BM25 index for one analyzer.
+/// Text bytes up to which a BM25 build is written by one thread into one segment
+/// ([`Bm25Writer`]): below it, tantivy's indexing threads, their segments and the merge cost
+/// more than they save (a small route built in ~0.1–0.3 s, most of it fixed costs).
+pub const DEFAULT_SMALL_BUILD_BYTES: usize = 8 << 20;
+
+/// Where a [`Bm25Writer`]'s documents go.
+enum Sink {
+    /// Held until their text passes the small-build limit (then handed to the threaded writer),
+    /// or written as one segment by [`Bm25Writer::finish`].
+    Small {
+        docs: Vec<TantivyDocument>,
+        bytes: usize,
+    },
+    Threaded(tantivy::IndexWriter<TantivyDocument>),
+}
+
+/// Writes a BM25 index for one analyzer into a staging folder, syncing its files once at the
+/// end ([`crate::deferred_sync`]).
 pub struct Bm25Writer {
-    writer: tantivy::IndexWriter<TantivyDocument>,
+    sink: Sink,
+    schema: Schema,
+    analyzer: Analyzer,
     fields: Fields,
     dir: PathBuf,
+    directory: DeferredSync,
     threads: usize,
+    small_build_bytes: usize,
 }
 
 impl std::fmt::Debug for Bm25Writer {
@@ -88,14 +110,27 @@ impl std::fmt::Debug for Bm25Writer {
 
 impl Bm25Writer {
     /// Create an empty index in `dir` (which must exist and be empty), tokenising and indexing
-    /// on `threads` tantivy threads (1–8).
-    pub fn create(dir: &Path, analyzer: Analyzer, threads: usize) -> Result<Self> {
+    /// on `threads` tantivy threads (1–8) once the units' text passes `small_build_bytes`
+    /// ([`DEFAULT_SMALL_BUILD_BYTES`]; 0: always threaded), on one thread into one segment below.
+    pub fn create(dir: &Path, analyzer: Analyzer, threads: usize, small_build_bytes: usize) -> Result<Self> {
         let (schema, fields) = schema(analyzer);
-        let index = Index::create_in_dir(dir, schema)?;
-        register(&index, analyzer);
-        let threads = threads.clamp(1, 8);
-        let writer = index.writer_with_num_threads(threads, threads * DEFAULT_WRITER_MEMORY_PER_THREAD)?;
-        Ok(Self { writer, fields, dir: dir.to_path_buf(), threads })
+        let directory = DeferredSync::open(dir).map_err(tantivy::TantivyError::from)?;
+        Ok(Self {
+            sink: Sink::Small { docs: Vec::new(), bytes: 0 },
+            schema,
+            analyzer,
+            fields,
+            dir: dir.to_path_buf(),
+            directory,
+            threads: threads.clamp(1, 8),
+            small_build_bytes,
+        })
+    }
+
+    fn create_index(&self) -> Result<Index> {
+        let index = Index::create(self.directory.clone(), self.schema.clone(), IndexSettings::default())?;
+        register(&index, self.analyzer);
+        Ok(index)
     }
 
     /// Add one unit with its filter attributes.
@@ -108,19 +143,60 @@ impl Bm25Writer {
         doc.add_u64(self.fields.day_last, last);
         doc.add_u64(self.fields.evidence, u64::from(attrs.evidence));
         doc.add_text(self.fields.text, &unit.text);
-        self.writer.add_document(doc)?;
+        match &mut self.sink {
+            Sink::Threaded(writer) => {
+                writer.add_document(doc)?;
+            }
+            Sink::Small { docs, bytes } => {
+                docs.push(doc);
+                *bytes += unit.text.len();
+                if *bytes > self.small_build_bytes {
+                    let docs = std::mem::take(docs);
+                    let threads = self.threads;
+                    let writer = self
+                        .create_index()?
+                        .writer_with_num_threads(threads, threads * DEFAULT_WRITER_MEMORY_PER_THREAD)?;
+                    for doc in docs {
+                        writer.add_document(doc)?;
+                    }
+                    self.sink = Sink::Threaded(writer);
+                }
+            }
+        }
         Ok(())
     }
 
-    /// Commit, wait for merges, then write every segment's statistics.
+    /// Commit (a small build: write its one segment), wait for merges, write every segment's
+    /// statistics, then sync every file of the index.
     pub fn finish(mut self) -> Result<()> {
-        self.writer.commit()?;
-        self.writer.wait_merging_threads()?;
-        let index = Index::open_in_dir(&self.dir)?;
+        match std::mem::replace(&mut self.sink, Sink::Small { docs: Vec::new(), bytes: 0 }) {
+            Sink::Threaded(mut writer) => {
+                writer.commit()?;
+                writer.wait_merging_threads()?;
+            }
+            // No units: an index without segments, as the threaded writer commits it.
+            Sink::Small { docs, .. } if docs.is_empty() => {
+                self.create_index()?;
+            }
+            Sink::Small { docs, .. } => {
+                let tokenizers = tantivy::tokenizer::TokenizerManager::default();
+                tokenizers.register(self.analyzer.as_str(), self.analyzer.text_analyzer());
+                let mut writer = IndexBuilder::new()
+                    .schema(self.schema.clone())
+                    .tokenizers(tokenizers)
+                    .single_segment_index_writer(self.directory.clone(), DEFAULT_WRITER_MEMORY_PER_THREAD)?;
+                for doc in docs {
+                    writer.add_document(doc)?;
+                }
+                writer.finalize()?;
+            }
+        }
+        let index = Index::open(self.directory.clone())?;
         let searcher = index.reader()?.searcher();
         for seg in searcher.segment_readers() {
             SegmentStats::compute(seg, self.fields.text, self.threads)?.write(&stats_path(&self.dir, seg))?;
         }
+        self.directory.sync_all()?;
         Ok(())
     }
 }

@@ -36,6 +36,7 @@ pub mod bm25_query;
 mod bm25_stats;
 pub mod checkpoint;
 pub mod chunk;
+mod deferred_sync;
 pub mod dense_build;
 pub mod embed;
 mod error;
@@ -51,7 +52,7 @@ pub mod vectors;
 pub use analyzer::{Analyzer, Tokens};
 /// Encoder parameters for [`OnnxEmbedder::with_config`].
 pub use anser_encoder::{DEFAULT_SESSIONS as DEFAULT_ONNX_SESSIONS, EncoderConfig, EncoderConfigBuilder};
-pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Idf, Scored};
+pub use bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, DEFAULT_SMALL_BUILD_BYTES, Idf, Scored};
 pub use bm25_query::{Bm25Query, PruneStats};
 pub use chunk::{Chunking, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE};
 pub use dense_build::{DEFAULT_EMBED_BATCH, DEFAULT_EMBEDDING_CONCURRENCY, DenseParams, DenseStats};

@@ -21,7 +21,7 @@ use anser_manifest::{Manifest, Route, boundary::DateWindow};
 
 use crate::{
     Analyzer, Bm25Params, Chunking, DenseParams, DenseStats, Embedder, Error, HnswParams, Result,
-    bm25::{Bm25Index, Bm25Writer, Scored},
+    bm25::{Bm25Index, Bm25Writer, DEFAULT_SMALL_BUILD_BYTES, Scored},
     checkpoint::DenseCheckpoint,
     dense_build::DenseBuilder,
     filter::{AttrsWriter, MAX_EVIDENCE_KINDS, NO_UNIT, UnitAttrs, UnitFilter, UnitSet, read_attrs},
@@ -50,6 +50,9 @@ pub struct BuildOptions {
     pub dense: DenseParams,
     /// Indexing threads (≥ 1).
     pub threads: usize,
+    /// Text bytes of a route up to which each BM25 index is written by one thread into one
+    /// segment ([`DEFAULT_SMALL_BUILD_BYTES`]; 0: always with `threads` writer threads).
+    pub small_build_bytes: usize,
     /// Replace an existing index even when it is up to date or built differently.
     pub rebuild: bool,
     pub quiet: bool,
@@ -64,6 +67,7 @@ impl Default for BuildOptions {
             hnsw: HnswParams::default(),
             dense: DenseParams::default(),
             threads: 1,
+            small_build_bytes: DEFAULT_SMALL_BUILD_BYTES,
             rebuild: false,
             quiet: true,
         }
@@ -279,7 +283,7 @@ fn write_index(
     for part in &want.bm25 {
         let d = dir.join("bm25").join(part.analyzer.as_str());
         fs_err::create_dir_all(&d)?;
-        writers.push(Bm25Writer::create(&d, part.analyzer, opts.threads)?);
+        writers.push(Bm25Writer::create(&d, part.analyzer, opts.threads, opts.small_build_bytes)?);
     }
     let pb = bar(opts.quiet, total, format!("{route}: index"));
     let embed_pb = bar(opts.quiet, 0, format!("{route}: embed"));

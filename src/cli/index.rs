@@ -158,6 +158,7 @@ pub fn run(args: IndexArgs) -> CliResult {
         threads: args.threads.max(1),
         rebuild: args.rebuild,
         quiet: args.quiet,
+        ..BuildOptions::default()
     };
     let embedder = embedder(&args)?;
     let mut reports = Vec::new();

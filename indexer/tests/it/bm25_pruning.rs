@@ -66,7 +66,14 @@ fn pruned_top_k_equals_exhaustive_scoring() {
         (Route::LegalEnCases, Analyzer::EnStem),
         (Route::FinanceEnAudit, Analyzer::EnStem),
     ] {
-        let opts = BuildOptions { analyzers: vec![analyzer], rebuild: true, threads: 2, ..Default::default() };
+        // Threaded writer whatever the size: several segments per index.
+        let opts = BuildOptions {
+            analyzers: vec![analyzer],
+            rebuild: true,
+            threads: 2,
+            small_build_bytes: 0,
+            ..Default::default()
+        };
         build_route(&idx, &summary.corpus_dir(), route, &opts, None).expect("build");
         let ri = RouteIndex::open(&idx, route, None).expect("open");
         let (bm25, _) = ri.bm25(Some(analyzer)).expect("bm25");

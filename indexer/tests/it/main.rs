@@ -11,3 +11,4 @@ mod fixtures;
 mod hnsw_recall;
 mod law_corpus;
 mod recording;
+mod small_build;
