@@ -74,19 +74,18 @@ fn register(index: &Index, analyzer: Analyzer) {
 }
 
 /// Text bytes up to which a BM25 build is written by one thread into one segment
-/// ([`Bm25Writer`]): below it, tantivy's indexing threads, their segments and the merge cost
-/// more than they save (a small route built in ~0.1–0.3 s, most of it fixed costs).
-pub const DEFAULT_SMALL_BUILD_BYTES: usize = 8 << 20;
+/// ([`Bm25Writer`]): below it, tantivy's indexing threads and their segments save nothing (a
+/// build of a few ms, mostly fixed costs); the 5,000 release-size precedents (≈ 3.5 MB) already
+/// tokenise faster on two writer threads (README, "Indexing and retrieval").
+pub const DEFAULT_SMALL_BUILD_BYTES: usize = 1 << 20;
 
 /// Where a [`Bm25Writer`]'s documents go.
 enum Sink {
     /// Held until their text passes the small-build limit (then handed to the threaded writer),
     /// or written as one segment by [`Bm25Writer::finish`].
-    Small {
-        docs: Vec<TantivyDocument>,
-        bytes: usize,
-    },
-    Threaded(tantivy::IndexWriter<TantivyDocument>),
+    Small { docs: Vec<TantivyDocument>, bytes: usize },
+    /// Boxed: the writer is ten times the size of the other variant.
+    Threaded(Box<tantivy::IndexWriter<TantivyDocument>>),
 }
 
 /// Writes a BM25 index for one analyzer into a staging folder, syncing its files once at the
@@ -159,7 +158,7 @@ impl Bm25Writer {
                     for doc in docs {
                         writer.add_document(doc)?;
                     }
-                    self.sink = Sink::Threaded(writer);
+                    self.sink = Sink::Threaded(Box::new(writer));
                 }
             }
         }
