@@ -275,20 +275,23 @@ pub fn bootstrap_median_difference_ci(x1: &[f64], x0: &[f64], params: &Bootstrap
 
 /// The median of one group's resamples with replacement.
 ///
-/// A resample of n values is only a count per value, so the values are ranked once and each
-/// resample counts its draws per rank and walks the counts up to the middle: no per-resample
-/// copy or selection (which took most of a legal predictive task's time at release size). The
-/// draws, their order and the median are exactly those of copying the drawn values and taking
-/// [`median_in_place`]; with a NaN in the group (ranks by `total_cmp` and the even-count rule
-/// by `f64::max` could then differ) the group takes that path itself.
+/// A resample of n values is only a count per distinct value, so the distinct values are sorted
+/// once and each resample counts its draws per distinct value and walks the counts up to the
+/// middle: no per-resample copy or selection, and the counts to clear and walk are as many as the
+/// group's distinct values (cohort values repeat: months of a sentence, amounts). The draws,
+/// their order and the median are exactly those of copying the drawn values and taking
+/// [`median_in_place`] (values equal under `f64::total_cmp` are the same bits); with a NaN in
+/// the group (the order by `total_cmp` and the even-count rule by `f64::max` could then differ)
+/// the group takes that path itself.
 struct ResampledMedian<'a> {
     values: &'a [f64],
-    /// Rank (by `f64::total_cmp`) of each value, in input order; empty in the NaN fallback.
-    rank: Vec<u32>,
-    /// The values in rank order.
-    sorted: Vec<f64>,
-    /// Per-resample draws per rank, or the drawn values in the NaN fallback.
+    /// Index in `distinct` of each value, in input order; empty in the NaN fallback.
+    class: Vec<u32>,
+    /// The distinct values in increasing `f64::total_cmp` order.
+    distinct: Vec<f64>,
+    /// Per-resample draws per distinct value.
     counts: Vec<u32>,
+    /// The drawn values in the NaN fallback.
     drawn: Vec<f64>,
 }
 
@@ -298,27 +301,31 @@ impl<'a> ResampledMedian<'a> {
         if values.iter().any(|v| v.is_nan()) || u32::try_from(n).is_err() {
             return ResampledMedian {
                 values,
-                rank: Vec::new(),
-                sorted: Vec::new(),
+                class: Vec::new(),
+                distinct: Vec::new(),
                 counts: Vec::new(),
                 drawn: vec![0.0; n],
             };
         }
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-        let mut rank = vec![0u32; n];
-        for (r, &i) in order.iter().enumerate() {
-            // n fits in u32 (checked above).
-            rank[i] = r as u32;
+        let mut class = vec![0u32; n];
+        let mut distinct: Vec<f64> = Vec::new();
+        for &i in &order {
+            if distinct.last().is_none_or(|last| last.total_cmp(&values[i]).is_ne()) {
+                distinct.push(values[i]);
+            }
+            // At most n classes, and n fits in u32 (checked above).
+            class[i] = (distinct.len() - 1) as u32;
         }
-        let sorted = order.iter().map(|&i| values[i]).collect();
-        ResampledMedian { values, rank, sorted, counts: vec![0; n], drawn: Vec::new() }
+        let counts = vec![0; distinct.len()];
+        ResampledMedian { values, class, distinct, counts, drawn: Vec::new() }
     }
 
     /// Draws one resample (n indices from `rng`, in order) and returns its median.
     fn draw(&mut self, rng: &mut SplitMix64) -> Option<f64> {
         let n = self.values.len();
-        if self.rank.is_empty() {
+        if self.class.is_empty() {
             for v in self.drawn.iter_mut() {
                 *v = self.values[rng.below(n)];
             }
@@ -326,21 +333,21 @@ impl<'a> ResampledMedian<'a> {
         }
         self.counts.fill(0);
         for _ in 0..n {
-            self.counts[self.rank[rng.below(n)] as usize] += 1;
+            self.counts[self.class[rng.below(n)] as usize] += 1;
         }
         // The drawn values at sorted positions mid - 1 (even n) and mid.
         let mid = n / 2;
         let (mut seen, mut lower) = (0usize, None);
-        for (r, &c) in self.counts.iter().enumerate() {
+        for (d, &c) in self.counts.iter().enumerate() {
             let c = c as usize;
             if c == 0 {
                 continue;
             }
             if seen < mid && mid - 1 < seen + c {
-                lower = Some(self.sorted[r]);
+                lower = Some(self.distinct[d]);
             }
             if seen + c > mid {
-                let upper = self.sorted[r];
+                let upper = self.distinct[d];
                 return Some(if n % 2 == 1 { upper } else { (lower.unwrap_or(upper) + upper) / 2.0 });
             }
             seen += c;
