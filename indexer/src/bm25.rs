@@ -84,7 +84,7 @@ enum Sink {
     /// Held until their text passes the small-build limit (then handed to the threaded writer),
     /// or written as one segment by [`Bm25Writer::finish`].
     Small { docs: Vec<TantivyDocument>, bytes: usize },
-    /// Boxed: the writer is ten times the size of the other variant.
+    /// Boxed: the writer is several times the size of the other variant.
     Threaded(Box<tantivy::IndexWriter<TantivyDocument>>),
 }
 
