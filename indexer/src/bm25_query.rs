@@ -23,11 +23,15 @@
 //!   those terms are *non-essential*: a document holding only them cannot enter the top k. The
 //!   essential terms' postings in the window are scored term at a time into per-document
 //!   accumulators; the documents they reached are the candidates;
-//! - each candidate (in document order) is dropped when its partial score plus the window bounds
-//!   of the non-essential terms is below θ, then bounded with the *block* maxima of the
-//!   non-essential blocks it falls in, and while non-essential terms are added (largest bound
-//!   first, reached by `seek`, which skips whole blocks without decoding them) it is dropped as
-//!   soon as its score plus the remaining block bounds cannot reach θ;
+//! - a candidate is dropped when its partial score plus the window bounds of the non-essential
+//!   terms is below θ; the others are completed term at a time: each non-essential term, largest
+//!   bound first, passes over the candidates still alive in document order (reached by `seek`,
+//!   which skips whole blocks without decoding them), and a candidate is dropped as soon as its
+//!   score plus the term's *block* bound at it and the window bounds of the terms left cannot
+//!   reach θ. One term at a time rather than one candidate at a time keeps one postings list's
+//!   block decoded and makes the candidates' updates independent of each other (the divisions
+//!   of their term scores overlap): on the release science_articles route, ~70 terms per query,
+//!   it was 1.5× faster than completing each candidate in turn, for the same seeks;
 //! - filters (the [`UnitFilter`] on the candidate's fast-field attributes, and an optional
 //!   [`UnitSet`] of admitted unit ordinals, e.g. the rules in force for `/in_force`) are checked
 //!   on each candidate before it is bounded, so a filtered-out unit is never offered and never
@@ -440,19 +444,17 @@ impl Cursor<'_, '_> {
         }
     }
 
-    /// Bound of this term's score for document `d` (0 past its last posting), and the last
-    /// document it holds for (the end of `d`'s block; `DocId::MAX` when it never changes).
-    fn bound_until(&mut self, d: DocId) -> (f64, DocId) {
+    /// Bound of this term's score for document `d`: the bound of the block holding `d` (0 past
+    /// its last posting; a term without block maxima: its bound over all postings). `d` only
+    /// grows from call to call within a slice.
+    fn block_bound(&mut self, d: DocId) -> f64 {
         match self.bounds.blocks {
-            None => (self.bounds.ub, DocId::MAX),
+            None => self.bounds.ub,
             Some(blocks) => {
                 while self.at < blocks.len() && blocks[self.at].last_doc < d {
                     self.at += 1;
                 }
-                match blocks.get(self.at) {
-                    Some(b) => (self.bounds.block_ub[self.at], b.last_doc),
-                    None => (0.0, DocId::MAX),
-                }
+                self.bounds.block_ub.get(self.at).copied().unwrap_or(0.0)
             }
         }
     }
@@ -466,14 +468,12 @@ struct Scratch {
     order: Vec<usize>,
     /// Prefix sums of the window bounds in that order.
     prefix: Vec<f64>,
-    /// Per candidate, prefix sums of the non-essential terms' block bounds.
-    nb: Vec<f64>,
     /// The essential terms' fixed-point partial scores per document of the window.
     acc: Vec<u64>,
     /// The documents of the window the essential terms reached.
     hit: Vec<u64>,
-    /// The current document of each non-essential term (in `order`), cached.
-    doc_at: Vec<DocId>,
+    /// The window's live candidates: document and fixed-point score so far.
+    live: Vec<(DocId, u64)>,
 }
 
 impl Scratch {
@@ -482,10 +482,9 @@ impl Scratch {
             wmax: vec![0.0; terms],
             order: (0..terms).collect(),
             prefix: vec![0.0; terms + 1],
-            nb: vec![0.0; terms + 1],
             acc: vec![0; window],
             hit: vec![0; window.div_ceil(64)],
-            doc_at: vec![0; terms],
+            live: Vec::with_capacity(window),
         }
     }
 }
@@ -781,11 +780,11 @@ impl Bm25Weight {
     ) {
         let q = &self.query;
         let (params, avgdl, scale) = (q.params, q.corpus.avgdl, q.scale);
-        let Scratch { wmax, order, prefix, nb, acc, hit, doc_at } = scratch;
+        let Scratch { wmax, order, prefix, acc, hit, live } = scratch;
         let n = cursors.len();
         let lens = &seg.stats.lens;
         let len_of = |d: DocId| f64::from(lens.get(d as usize).copied().unwrap_or(0));
-        let mut theta = sink.threshold();
+        let theta = sink.threshold();
         let mut total = 0.0;
         for (i, c) in cursors.iter_mut().enumerate() {
             wmax[i] = c.window_bound(start, end);
@@ -804,9 +803,6 @@ impl Bm25Weight {
         while ne < n && below(prefix[ne + 1], theta) {
             ne += 1;
         }
-        // `nb` (the non-essential terms' block bounds, prefix-summed) holds for candidates up to
-        // `nb_until`, the first end of one of their blocks: recomputed only past it.
-        let mut nb_until: Option<DocId> = None;
         // The essential terms, term at a time, into the window's accumulators.
         for &o in &order[ne..] {
             let c = &mut cursors[o];
@@ -823,71 +819,69 @@ impl Bm25Weight {
                 d = c.postings.advance();
             }
         }
-        // The candidates in document order: bounded, then completed with the non-essential terms
-        // (largest bound first) while they can still reach θ. Bounds are compared with `need`,
-        // θ less its margin, minus the candidate's score so far (kept in f64 beside the
-        // fixed-point sum, updated only when a term adds to it: `1 / scale` is a power of two,
-        // so the product is the exact quotient).
+        // The candidates, in document order: those that pass the filter and whose score so far
+        // plus every non-essential window bound reaches θ.
         let inv_scale = 1.0 / scale;
-        let mut floor = threshold_floor(theta);
-        for i in 0..ne {
-            doc_at[i] = cursors[order[i]].postings.doc();
-        }
+        let floor = threshold_floor(theta);
+        let unfix = |sum: u64| sum as i64 as f64 * inv_scale;
+        live.clear();
         for (w, word) in hit.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
             while bits != 0 {
                 let off = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let mut sum = std::mem::take(&mut acc[off]);
+                let sum = std::mem::take(&mut acc[off]);
                 let d = start + off as DocId;
                 stats.candidates += 1;
                 if !q.admits(seg, d) {
                     stats.docs_filtered += 1;
-                    continue;
-                }
-                let mut need = floor - sum as i64 as f64 * inv_scale;
-                if prefix[ne] < need {
-                    continue;
-                }
-                if nb_until.is_none_or(|u| d > u) {
-                    let mut until = DocId::MAX;
-                    for i in 0..ne {
-                        let (bound, last) = cursors[order[i]].bound_until(d);
-                        nb[i + 1] = nb[i] + bound;
-                        until = until.min(last);
-                    }
-                    nb_until = Some(until);
-                }
-                let dl = len_of(d);
-                let mut complete = true;
-                for i in (0..ne).rev() {
-                    if nb[i + 1] < need {
-                        complete = false;
-                        break;
-                    }
-                    // The term's current document, cached: most candidates lack most terms.
-                    if doc_at[i] > d {
-                        continue;
-                    }
-                    let c = &mut cursors[order[i]];
-                    if doc_at[i] < d {
-                        doc_at[i] = c.postings.seek(d);
-                        stats.seeks += 1;
-                    }
-                    if doc_at[i] == d {
-                        let s = params.term_score(c.bounds.idf, f64::from(c.postings.term_freq()), dl, avgdl);
-                        sum += fixed(s, scale);
-                        need = floor - sum as i64 as f64 * inv_scale;
-                        stats.scored += 1;
-                    }
-                }
-                if complete {
-                    stats.docs_scored += 1;
-                    sink.offer(d, seg.ords[d as usize], sum as i64 as f64 * inv_scale);
-                    theta = sink.threshold();
-                    floor = threshold_floor(theta);
+                } else if prefix[ne] + unfix(sum) >= floor {
+                    live.push((d, sum));
                 }
             }
+        }
+        // The non-essential terms one at a time, largest bound first, each over the candidates
+        // still alive (in document order, so its postings only move forward). Before the term a
+        // candidate needs its score so far plus the term's block bound at it plus the window
+        // bounds of the terms after it (`prefix[i]`) to reach θ; after it, its score plus those
+        // bounds. θ is the one at the window's start: it only rises, so pruning with it is exact.
+        for i in (0..ne).rev() {
+            if live.is_empty() {
+                break;
+            }
+            let (rest, term_bound) = (prefix[i], wmax[order[i]]);
+            if term_bound == 0.0 {
+                // No posting in the window.
+                continue;
+            }
+            let c = &mut cursors[order[i]];
+            let mut keep = 0;
+            for j in 0..live.len() {
+                let (d, mut sum) = live[j];
+                let block_bound = c.block_bound(d);
+                if rest + block_bound.min(term_bound) + unfix(sum) < floor {
+                    continue;
+                }
+                let mut at = c.postings.doc();
+                if at < d {
+                    at = c.postings.seek(d);
+                    stats.seeks += 1;
+                }
+                if at == d {
+                    let s = params.term_score(c.bounds.idf, f64::from(c.postings.term_freq()), len_of(d), avgdl);
+                    sum += fixed(s, scale);
+                    stats.scored += 1;
+                }
+                if rest + unfix(sum) >= floor {
+                    live[keep] = (d, sum);
+                    keep += 1;
+                }
+            }
+            live.truncate(keep);
+        }
+        for &(d, sum) in live.iter() {
+            stats.docs_scored += 1;
+            sink.offer(d, seg.ords[d as usize], unfix(sum));
         }
     }
 
