@@ -849,8 +849,8 @@ impl Bm25Weight {
             if live.is_empty() {
                 break;
             }
-            let (rest, term_bound) = (prefix[i], wmax[order[i]]);
-            if term_bound == 0.0 {
+            let rest = prefix[i];
+            if wmax[order[i]] == 0.0 {
                 // No posting in the window.
                 continue;
             }
@@ -858,8 +858,7 @@ impl Bm25Weight {
             let mut keep = 0;
             for j in 0..live.len() {
                 let (d, mut sum) = live[j];
-                let block_bound = c.block_bound(d);
-                if rest + block_bound.min(term_bound) + unfix(sum) < floor {
+                if rest + c.block_bound(d) + unfix(sum) < floor {
                     continue;
                 }
                 let mut at = c.postings.doc();
