@@ -161,6 +161,16 @@ fn bootstrap_ci_n_400(bencher: Bencher) {
     bencher.bench_local(|| ContinuousAssociation::new(&x1, &x0, &params).expect("stats"));
 }
 
+/// Bootstrap CI at the release's cohort size (n = 2,000, ≈ 30 distinct values per group): split
+/// over the machine's threads (`PARALLEL_MIN_DRAWS`).
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn bootstrap_ci_n_2000(bencher: Bencher) {
+    let x1: Vec<f64> = (0..800).map(|i| (i % 31) as f64).collect();
+    let x0: Vec<f64> = (0..1200).map(|i| (i % 29) as f64 * 1.5).collect();
+    let params = BootstrapParams::default();
+    bencher.bench_local(|| ContinuousAssociation::new(&x1, &x0, &params).expect("stats"));
+}
+
 /// Final answer + evidence check with 500 evidence ids.
 #[divan::bench(sample_count = 50)]
 fn check_final_500_evidence_ids(bencher: Bencher) {

@@ -382,10 +382,11 @@ fn fixed(score: f64, scale: f64) -> u64 {
     (score * scale + 0.5) as i64 as u64
 }
 
-/// A fixed-point sum as a score.
+/// A fixed-point sum as a score. `scale` is a power of two, so multiplying by its reciprocal
+/// is exact and the division is hoisted out of the loops that call this.
 #[inline]
 fn unfixed(sum: u64, scale: f64) -> f64 {
-    sum as i64 as f64 / scale
+    sum as i64 as f64 * (1.0 / scale)
 }
 
 /// The value a bound must reach to count as reaching `threshold` (its relative margin off).
@@ -821,9 +822,7 @@ impl Bm25Weight {
         }
         // The candidates, in document order: those that pass the filter and whose score so far
         // plus every non-essential window bound reaches θ.
-        let inv_scale = 1.0 / scale;
         let floor = threshold_floor(theta);
-        let unfix = |sum: u64| sum as i64 as f64 * inv_scale;
         live.clear();
         for (w, word) in hit.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
@@ -835,7 +834,7 @@ impl Bm25Weight {
                 stats.candidates += 1;
                 if !q.admits(seg, d) {
                     stats.docs_filtered += 1;
-                } else if prefix[ne] + unfix(sum) >= floor {
+                } else if prefix[ne] + unfixed(sum, scale) >= floor {
                     live.push((d, sum));
                 }
             }
@@ -858,7 +857,7 @@ impl Bm25Weight {
             let mut keep = 0;
             for j in 0..live.len() {
                 let (d, mut sum) = live[j];
-                if rest + c.block_bound(d) + unfix(sum) < floor {
+                if rest + c.block_bound(d) + unfixed(sum, scale) < floor {
                     continue;
                 }
                 let mut at = c.postings.doc();
@@ -871,7 +870,7 @@ impl Bm25Weight {
                     sum += fixed(s, scale);
                     stats.scored += 1;
                 }
-                if rest + unfix(sum) >= floor {
+                if rest + unfixed(sum, scale) >= floor {
                     live[keep] = (d, sum);
                     keep += 1;
                 }
@@ -880,7 +879,7 @@ impl Bm25Weight {
         }
         for &(d, sum) in live.iter() {
             stats.docs_scored += 1;
-            sink.offer(d, seg.ords[d as usize], unfix(sum));
+            sink.offer(d, seg.ords[d as usize], unfixed(sum, scale));
         }
     }
 

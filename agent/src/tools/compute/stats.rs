@@ -176,10 +176,31 @@ impl SplitMix64 {
         self.0.next_u64()
     }
 
+    /// The generator seeded with `seed` after `draws` draws. SplitMix64's state is a counter
+    /// that every draw moves by the same odd constant, so any point of the stream is reached in
+    /// one step: the bootstrap starts each thread at its first resample's draws.
+    pub fn at(seed: u64, draws: u64) -> Self {
+        SplitMix64::new(seed.wrapping_add(draws.wrapping_mul(SPLITMIX64_GAMMA)))
+    }
+
     /// Uniform index below `n` (Lemire's multiply-shift).
     pub fn below(&mut self, n: usize) -> usize {
         ((self.next_u64() as u128 * n as u128) >> 64) as usize
     }
+}
+
+/// The increment of SplitMix64's state per draw (the published algorithm's golden gamma).
+const SPLITMIX64_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Draws (resamples × both groups' sizes) from which a bootstrap splits its resamples over the
+/// machine's threads: below it (≈ 1 ms of draws here) starting a thread costs more than it
+/// saves.
+const PARALLEL_MIN_DRAWS: usize = 1 << 18;
+
+/// Threads a large bootstrap is split over: the machine's, at most 4.
+fn bootstrap_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
 }
 
 /// Percentile-bootstrap parameters, valid by construction: [`BootstrapParams::new`] and
@@ -254,23 +275,53 @@ pub fn bootstrap_median_difference_ci(x1: &[f64], x0: &[f64], params: &Bootstrap
     if x1.is_empty() || x0.is_empty() {
         return Err(Error::Statistics("both groups need at least one value for a bootstrap interval".into()));
     }
-    let mut rng = SplitMix64::new(params.seed);
-    let mut diffs = Vec::with_capacity(params.resamples);
-    let mut g1 = ResampledMedian::new(x1);
-    let mut g0 = ResampledMedian::new(x0);
-    for _ in 0..params.resamples {
-        let m1 = g1.draw(&mut rng);
-        let m0 = g0.draw(&mut rng);
-        if let (Some(m1), Some(m0)) = (m1, m0) {
-            diffs.push(m1 - m0);
-        }
-    }
+    let draws = params.resamples.saturating_mul(x1.len() + x0.len());
+    let threads = if draws >= PARALLEL_MIN_DRAWS { bootstrap_threads() } else { 1 };
+    let mut diffs = median_differences(x1, x0, params, threads);
     diffs.sort_by(f64::total_cmp);
     let alpha = (1.0 - params.confidence) / 2.0;
     match (percentile_linear(&diffs, alpha), percentile_linear(&diffs, 1.0 - alpha)) {
         (Some(lo), Some(hi)) => Ok((lo, hi)),
         _ => Err(Error::Statistics("the bootstrap drew no resample".into())),
     }
+}
+
+/// The differences of resampled medians, resample by resample: resample `r` draws group 1's
+/// `n1` indices then group 0's `n0`, from draw `r·(n1 + n0)` of the seed's stream. `threads`
+/// contiguous runs of resamples are drawn at once, each from its own point of the stream, so the
+/// differences (and their order) do not depend on `threads`.
+fn median_differences(x1: &[f64], x0: &[f64], params: &BootstrapParams, threads: usize) -> Vec<f64> {
+    let per_resample = (x1.len() + x0.len()) as u64;
+    let (g1, g0) = (ResampledMedian::new(x1), ResampledMedian::new(x0));
+    let run = |first: usize, last: usize| {
+        let (mut g1, mut g0) = (g1.clone(), g0.clone());
+        let mut rng = SplitMix64::at(params.seed, (first as u64).wrapping_mul(per_resample));
+        let mut diffs = Vec::with_capacity(last - first);
+        for _ in first..last {
+            let m1 = g1.draw(&mut rng);
+            let m0 = g0.draw(&mut rng);
+            if let (Some(m1), Some(m0)) = (m1, m0) {
+                diffs.push(m1 - m0);
+            }
+        }
+        diffs
+    };
+    let threads = threads.clamp(1, params.resamples);
+    if threads == 1 {
+        return run(0, params.resamples);
+    }
+    let bounds: Vec<usize> = (0..=threads).map(|t| params.resamples * t / threads).collect();
+    std::thread::scope(|s| {
+        let run = &run;
+        let others: Vec<_> = bounds[1..].windows(2).map(|w| s.spawn(move || run(w[0], w[1]))).collect();
+        let mut diffs = run(bounds[0], bounds[1]);
+        for other in others {
+            // A draw cannot panic (indices are below each group's size); if a thread did, its
+            // panic is the caller's.
+            diffs.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        diffs
+    })
 }
 
 /// The median of one group's resamples with replacement.
@@ -283,6 +334,7 @@ pub fn bootstrap_median_difference_ci(x1: &[f64], x0: &[f64], params: &Bootstrap
 /// [`median_in_place`] (values equal under `f64::total_cmp` are the same bits); with a NaN in
 /// the group (the order by `total_cmp` and the even-count rule by `f64::max` could then differ)
 /// the group takes that path itself.
+#[derive(Clone)]
 struct ResampledMedian<'a> {
     values: &'a [f64],
     /// Index in `distinct` of each value, in input order; empty in the NaN fallback.
@@ -661,6 +713,37 @@ mod tests {
         let flat = BinaryAssociation::new(t(10, 10, 10, 10)).expect("ok");
         assert_eq!(flat.option(Convention::RawWald, Language::En), "no_clear_relationship");
         assert!(BinaryAssociation::new(t(0, 0, 3, 4)).is_err());
+    }
+
+    #[test]
+    fn splitmix_at_is_the_stream_after_that_many_draws() {
+        for seed in [0, 7, DEFAULT_BOOTSTRAP_SEED, u64::MAX] {
+            let mut stepped = SplitMix64::new(seed);
+            for k in 0..300u64 {
+                assert_eq!(SplitMix64::at(seed, k).next_u64(), stepped.next_u64(), "seed {seed}, draw {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn bootstrap_differences_do_not_depend_on_threads() {
+        // The reference: one generator drawing group 1 then group 0, resample after resample.
+        let x1: Vec<f64> = (0..37).map(|i| f64::from(i % 9) * 1.5).collect();
+        let x0: Vec<f64> = (0..23).map(|i| f64::from((i * 7) % 11)).collect();
+        let params = BootstrapParams::new(301, 5, 0.95).expect("valid");
+        let mut rng = SplitMix64::new(5);
+        let (mut g1, mut g0) = (ResampledMedian::new(&x1), ResampledMedian::new(&x0));
+        let want: Vec<u64> = (0..301)
+            .filter_map(|_| {
+                let m1 = g1.draw(&mut rng);
+                let m0 = g0.draw(&mut rng);
+                Some((m1? - m0?).to_bits())
+            })
+            .collect();
+        for threads in [1, 2, 3, 7, 1000] {
+            let got: Vec<u64> = median_differences(&x1, &x0, &params, threads).into_iter().map(f64::to_bits).collect();
+            assert_eq!(got, want, "{threads} threads");
+        }
     }
 
     #[test]
