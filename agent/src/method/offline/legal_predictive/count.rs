@@ -96,12 +96,12 @@ pub(in crate::method::offline) fn count_sql(table: &str, id: &str, clauses: &[Cl
     format!("SELECT DISTINCT c.{id} FROM {table} c{filter}")
 }
 
-/// A feature row as the view shows it.
+/// A feature row as the view shows it, its matter type and key as the table's [`Symbols`].
 #[derive(Debug)]
 struct FeatureRow {
-    /// The matter type (English rows; empty for Chinese ones).
-    matter: String,
-    key: String,
+    /// The matter type (English rows; the empty string for Chinese ones).
+    matter: Symbol,
+    key: Symbol,
     /// `value_status = 'observed'` (English rows).
     observed: bool,
     text: Option<String>,
@@ -110,6 +110,27 @@ struct FeatureRow {
     /// The value the cohort reads: the Chinese `feature_value`; the English value JSON as text,
     /// else `value_text` (computed by SQLite when the rows are read).
     cohort: Option<String>,
+}
+
+/// A feature key or matter type, interned per table: a join or condition compares integers,
+/// not strings, on every feature row of every case it scans.
+type Symbol = u32;
+
+/// The feature keys and matter types of a table's rows.
+#[derive(Debug, Default)]
+struct Symbols(HashMap<String, Symbol>);
+
+impl Symbols {
+    fn intern(&mut self, s: String) -> Symbol {
+        // Fewer distinct keys than rows, and the rows fit in memory: the count fits in u32.
+        let next = self.0.len() as Symbol;
+        *self.0.entry(s).or_insert(next)
+    }
+
+    /// The symbol of `s`; `None` when no row has it (then no row can match it).
+    fn get(&self, s: &str) -> Option<Symbol> {
+        self.0.get(s).copied()
+    }
 }
 
 /// A feature a cohort joins on: the matter (English rows) and key, and whether only observed
@@ -132,6 +153,8 @@ pub(in crate::method::offline) struct CaseTable {
     names: Vec<&'static str>,
     /// In id order.
     cases: Vec<Case>,
+    /// The feature rows' keys and matter types.
+    symbols: Symbols,
     /// The cases a column condition (a cause, a matter type: the first condition of every
     /// count and the scope of every cohort) selects, by the condition's SQL, found once.
     scopes: OnceMap<String, Arc<Vec<usize>>>,
@@ -168,12 +191,14 @@ impl CaseTable {
     /// Read the Chinese route's cases and feature rows through `db`.
     pub(in crate::method::offline) fn read_zh(db: &GuardedDb) -> Result<CaseTable> {
         let features = db.query_with("SELECT anhao, feature_key, feature_value FROM case_features", usize::MAX)?;
+        let mut symbols = Symbols::default();
+        let none = symbols.intern(String::new());
         let rows = features.rows.iter().filter_map(|r| match r.as_slice() {
             [id, key, value] => Some((
                 text(id)?,
                 FeatureRow {
-                    matter: String::new(),
-                    key: text(key)?,
+                    matter: none,
+                    key: symbols.intern(text(key)?),
                     observed: false,
                     text: text(value),
                     number: None,
@@ -182,7 +207,8 @@ impl CaseTable {
             )),
             _ => None,
         });
-        CaseTable::read(db, "cases", "anhao", &ZH_COLUMNS, rows.collect())
+        let rows = rows.collect();
+        CaseTable::read(db, "cases", "anhao", &ZH_COLUMNS, rows, symbols)
     }
 
     /// Read the English route's cases and feature rows through `db`.
@@ -192,12 +218,13 @@ impl CaseTable {
             EN_COHORT_VALUE.replace("{t}.", "")
         );
         let features = db.query_with(&sql, usize::MAX)?;
+        let mut symbols = Symbols::default();
         let rows = features.rows.iter().filter_map(|r| match r.as_slice() {
             [id, matter, key, status, value, number, cohort] => Some((
                 text(id)?,
                 FeatureRow {
-                    matter: text(matter)?,
-                    key: text(key)?,
+                    matter: symbols.intern(text(matter)?),
+                    key: symbols.intern(text(key)?),
                     observed: status.as_str() == Some("observed"),
                     text: text(value),
                     number: number.as_f64(),
@@ -206,7 +233,8 @@ impl CaseTable {
             )),
             _ => None,
         });
-        CaseTable::read(db, "case_record", "case_id", &EN_COLUMNS, rows.collect())
+        let rows = rows.collect();
+        CaseTable::read(db, "case_record", "case_id", &EN_COLUMNS, rows, symbols)
     }
 
     fn read(
@@ -215,6 +243,7 @@ impl CaseTable {
         id: &str,
         names: &[&'static str],
         feature_rows: Vec<(String, FeatureRow)>,
+        symbols: Symbols,
     ) -> Result<CaseTable> {
         let sql = format!("SELECT {id}, {} FROM {table}", names.join(", "));
         let mut cases: Vec<Case> = db
@@ -234,13 +263,14 @@ impl CaseTable {
                 cases[i].features.push(row);
             }
         }
-        Ok(CaseTable { names: names.to_vec(), cases, scopes: OnceMap::default() })
+        Ok(CaseTable { names: names.to_vec(), cases, symbols, scopes: OnceMap::default() })
     }
 
     /// The cases (indices, in id order) meeting `clause`, kept when it tests a case column.
     fn selected(&self, clause: &Clause) -> Arc<Vec<usize>> {
         let select = || -> Vec<usize> {
-            self.cases.iter().enumerate().filter(|(_, case)| self.holds(clause, case)).map(|(i, _)| i).collect()
+            let test = self.resolve(clause);
+            self.cases.iter().enumerate().filter(|(_, case)| self.holds(&test, case)).map(|(i, _)| i).collect()
         };
         match clause {
             Clause::Equals { .. } | Clause::Like { .. } => self
@@ -256,6 +286,7 @@ impl CaseTable {
         let Some((first, rest)) = clauses.split_first() else {
             return self.cases.iter().map(|c| c.id.clone()).collect();
         };
+        let rest: Vec<Resolved> = rest.iter().map(|c| self.resolve(c)).collect();
         self.selected(first)
             .iter()
             .map(|&i| &self.cases[i])
@@ -266,41 +297,46 @@ impl CaseTable {
 
     /// The cohort join's rows in id order: for each case meeting `scope`, (id, value of each
     /// joined feature) for every combination of its matching feature rows (in row order, the
-    /// first join outermost), as the SQL join returns them; NULL values stay `null`.
-    pub(in crate::method::offline) fn cohort(&self, scope: &Clause, joins: &[Join]) -> Vec<Vec<Value>> {
-        let mut out = Vec::new();
-        for case in self.selected(scope).iter().map(|&i| &self.cases[i]) {
-            let matches: Vec<Vec<&FeatureRow>> = joins
-                .iter()
-                .map(|j| {
+    /// first join outermost), as the SQL join returns them; NULL values are `None`.
+    pub(in crate::method::offline) fn cohort(&self, scope: &Clause, joins: &[Join]) -> Cohort<'_> {
+        let mut out = Cohort { width: joins.len(), ids: Vec::new(), values: Vec::new() };
+        // A key or matter type no row has joins no case.
+        let wanted = joins
+            .iter()
+            .map(|j| {
+                let matter = match &j.matter {
+                    Some(m) => Some(self.symbols.get(m)?),
+                    None => None,
+                };
+                Some((self.symbols.get(&j.key)?, matter, j.observed))
+            })
+            .collect::<Option<Vec<_>>>();
+        let Some(wanted) = wanted else { return out };
+        // Per join, the case's matching rows; reused from case to case.
+        let mut matches: Vec<Vec<&FeatureRow>> = vec![Vec::new(); joins.len()];
+        let mut at = vec![0usize; joins.len()];
+        'cases: for case in self.selected(scope).iter().map(|&i| &self.cases[i]) {
+            for (rows, &(key, matter, observed)) in matches.iter_mut().zip(&wanted) {
+                rows.clear();
+                rows.extend(
                     case.features
                         .iter()
-                        .filter(|f| {
-                            f.key == j.key
-                                && j.matter.as_ref().is_none_or(|m| f.matter == *m)
-                                && (f.observed || !j.observed)
-                        })
-                        .collect()
-                })
-                .collect();
-            // A join with no matching row drops the case (an inner join).
-            if matches.iter().any(Vec::is_empty) {
-                continue;
+                        .filter(|f| f.key == key && matter.is_none_or(|m| f.matter == m) && (f.observed || !observed)),
+                );
+                // A join with no matching row drops the case (an inner join).
+                if rows.is_empty() {
+                    continue 'cases;
+                }
             }
-            let mut combos: Vec<Vec<Value>> = vec![vec![Value::String(case.id.clone())]];
-            for candidates in &matches {
-                combos = combos
-                    .iter()
-                    .flat_map(|prefix| {
-                        candidates.iter().map(move |f| {
-                            let mut row = prefix.clone();
-                            row.push(f.cohort.clone().map_or(Value::Null, Value::String));
-                            row
-                        })
-                    })
-                    .collect();
+            // Every combination, the last join's row varying fastest.
+            at.fill(0);
+            loop {
+                out.ids.push(&case.id);
+                out.values.extend(matches.iter().zip(&at).map(|(rows, &i)| rows[i].cohort.as_deref()));
+                if !next_combination(&mut at, &matches) {
+                    break;
+                }
             }
-            out.extend(combos);
         }
         out
     }
@@ -310,21 +346,76 @@ impl CaseTable {
         columns.get(at)?.as_deref()
     }
 
-    fn holds(&self, clause: &Clause, case: &Case) -> bool {
+    /// `clause` with its feature key and matter type as this table's symbols.
+    fn resolve<'c>(&self, clause: &'c Clause) -> Resolved<'c> {
+        let (key, matter) = match clause {
+            Clause::ZhFeature { key, .. } => (self.symbols.get(key), None),
+            Clause::EnFeature { matter, key, .. } => (self.symbols.get(key), self.symbols.get(matter)),
+            Clause::Equals { .. } | Clause::Like { .. } => (None, None),
+        };
+        Resolved { clause, key, matter }
+    }
+
+    fn holds(&self, test: &Resolved, case: &Case) -> bool {
         let (rows, columns) = (|| case.features.iter(), &case.columns);
-        match clause {
+        match test.clause {
             Clause::Equals { column, value } => self.column(columns, column) == Some(value.as_str()),
             Clause::Like { column, pattern } => self.column(columns, column).is_some_and(|v| like(pattern, v)),
-            Clause::ZhFeature { key, test, exists } => {
-                rows().any(|f| f.key == *key && value_holds(test, f.text.as_deref(), None)) == *exists
+            Clause::ZhFeature { test: value_test, exists, .. } => {
+                let found = test.key.is_some_and(|key| {
+                    rows().any(|f| f.key == key && value_holds(value_test, f.text.as_deref(), None))
+                });
+                found == *exists
             }
-            Clause::EnFeature { matter, key, observed, test } => rows().any(|f| {
-                f.matter == *matter
-                    && f.key == *key
-                    && (f.observed || !observed)
-                    && value_holds(test, f.text.as_deref(), f.number)
-            }),
+            Clause::EnFeature { observed, test: value_test, .. } => match (test.key, test.matter) {
+                (Some(key), Some(matter)) => rows().any(|f| {
+                    f.matter == matter
+                        && f.key == key
+                        && (f.observed || !observed)
+                        && value_holds(value_test, f.text.as_deref(), f.number)
+                }),
+                _ => false,
+            },
         }
+    }
+}
+
+/// A condition with its key and matter type looked up once in the table's symbols (`None`: no
+/// row has it).
+struct Resolved<'c> {
+    clause: &'c Clause,
+    key: Option<Symbol>,
+    matter: Option<Symbol>,
+}
+
+/// Moves `at` (one row index per join) to the next combination, the last index fastest;
+/// `false` after the last one.
+fn next_combination(at: &mut [usize], rows: &[Vec<&FeatureRow>]) -> bool {
+    for j in (0..at.len()).rev() {
+        at[j] += 1;
+        if at[j] < rows[j].len() {
+            return true;
+        }
+        at[j] = 0;
+    }
+    false
+}
+
+/// The rows of a cohort join, borrowed from the case table: per row the case id and one value
+/// per joined feature.
+#[derive(Debug)]
+pub(in crate::method::offline) struct Cohort<'t> {
+    /// Values per row (the joins).
+    width: usize,
+    ids: Vec<&'t str>,
+    /// Row after row, `width` each; `None` for NULL.
+    values: Vec<Option<&'t str>>,
+}
+
+impl<'t> Cohort<'t> {
+    /// (case id, joined values) per row, in the join's order.
+    pub(in crate::method::offline) fn rows(&self) -> impl Iterator<Item = (&'t str, &[Option<&'t str>])> + '_ {
+        self.ids.iter().enumerate().map(|(i, id)| (*id, &self.values[i * self.width..(i + 1) * self.width]))
     }
 }
 

@@ -350,7 +350,8 @@ pub(super) fn solve_en(reader: &Reader, task: &PublicTask) -> Result<Option<Rela
     let join = |e: &Entry| Join { matter: Some(matter.key.clone()), key: feature_name(e), observed: true };
     let mut joins = vec![join(x_entry), join(outcome)];
     joins.extend(restrict.as_ref().map(|(e, _)| join(e)));
-    let rows = reader.cases(Language::En)?.cohort(&scope, &joins);
+    let cases = reader.cases(Language::En)?;
+    let rows = cases.cohort(&scope, &joins);
     associate(task, sql, &rows, &x_test, restrict.as_ref().map(|(_, t)| t), plan)
 }
 

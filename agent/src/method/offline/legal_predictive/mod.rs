@@ -35,15 +35,13 @@ mod count;
 mod en;
 mod zh;
 
-use std::collections::BTreeSet;
-
 use anser_manifest::{Language, PublicTask};
 use serde_json::{Value, json};
 
 pub use cache::LegalCache;
 pub(super) use cache::Reader;
 pub(super) use count::{Clause, ValueTest, count_sql};
-use count::{EN_COHORT_VALUE, Join};
+use count::{Cohort, EN_COHORT_VALUE, Join};
 pub(super) use en::en_count_conditions;
 pub(super) use zh::zh_count_conditions;
 
@@ -113,11 +111,16 @@ impl Test {
     fn holds(&self, v: &str) -> Option<bool> {
         let v = v.trim();
         match self {
-            Test::Truthy => match v.to_ascii_lowercase().as_str() {
-                "是" | "true" | "1" | "yes" => Some(true),
-                "否" | "false" | "0" | "no" => Some(false),
-                _ => None,
-            },
+            Test::Truthy => {
+                let is = |words: [&str; 4]| words.iter().any(|w| v.eq_ignore_ascii_case(w));
+                if is(["是", "true", "1", "yes"]) {
+                    Some(true)
+                } else if is(["否", "false", "0", "no"]) {
+                    Some(false)
+                } else {
+                    None
+                }
+            }
             Test::Equals(want) => (!v.is_empty()).then(|| v == want),
             Test::Compare(cmp, t) => {
                 let x: f64 = v.parse().ok()?;
@@ -231,43 +234,44 @@ pub(super) fn solve(reader: &Reader, task: &PublicTask) -> Result<Option<Relatio
 }
 
 /// Compute the association over the cohort rows (id, x, y[, restricting value]) that `sql`
-/// stands for.
+/// stands for. A NULL value, as in SQL, passes no test: its row is not eligible.
 fn associate(
     task: &PublicTask,
     sql: String,
-    cohort: &[Vec<Value>],
+    cohort: &Cohort<'_>,
     x_test: &Test,
     restrict: Option<&Test>,
     plan: Value,
 ) -> Result<Option<RelationPlan>> {
     let continuous = wants_continuous(task);
-    let mut seen = BTreeSet::new();
+    // The first eligible row of each case counts. A case's rows are adjacent (the cohort is in
+    // id order), so a case already counted is the one counted last.
+    let mut last: Option<&str> = None;
     let mut rows = Vec::new();
     let mut evidence = Vec::new();
-    for r in cohort {
-        let [id, x, y, rest @ ..] = r.as_slice() else { continue };
-        let text = |v: &Value| v.as_str().map(String::from).unwrap_or_else(|| v.to_string());
-        let Some(id) = id.as_str() else { continue };
+    for (id, values) in cohort.rows() {
+        let [x, y, rest @ ..] = values else { continue };
         if let (Some(t), Some(rv)) = (restrict, rest.first()) {
-            if t.holds(&text(rv)) != Some(true) {
+            if rv.and_then(|v| t.holds(v)) != Some(true) {
                 continue;
             }
         }
-        let Some(xv) = x_test.holds(&text(x)) else { continue };
+        let Some(xv) = x.and_then(|v| x_test.holds(v)) else { continue };
         let yv = if continuous {
-            match text(y).trim().parse::<f64>() {
-                Ok(n) => json!(n),
-                Err(_) => continue,
+            match y.and_then(|v| v.trim().parse::<f64>().ok()) {
+                Some(n) => json!(n),
+                None => continue,
             }
         } else {
-            match Test::Truthy.holds(&text(y)) {
+            match y.and_then(|v| Test::Truthy.holds(v)) {
                 Some(b) => json!(b),
                 None => continue,
             }
         };
-        if !seen.insert(id.to_string()) {
+        if last == Some(id) {
             continue;
         }
+        last = Some(id);
         evidence.push(Value::String(id.to_string()));
         rows.push(vec![json!(xv), yv]);
     }

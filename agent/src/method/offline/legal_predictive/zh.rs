@@ -470,7 +470,8 @@ pub(super) fn solve_zh(reader: &Reader, task: &PublicTask) -> Result<Option<Rela
         // The join over the view's cached case rows (see `count::CaseTable::cohort`).
         let scope = Clause::Equals { column: "anyou", value: cause.clone() };
         let join = |key: &str| Join { matter: None, key: key.to_string(), observed: false };
-        let rows = reader.cases(Language::Zh)?.cohort(&scope, &[join(&xk.key), join(&yk.key)]);
+        let cases = reader.cases(Language::Zh)?;
+        let rows = cases.cohort(&scope, &[join(&xk.key), join(&yk.key)]);
         match associate(task, sql, &rows, &test, None, plan) {
             Ok(Some(p)) => return Ok(Some(p)),
             Ok(None) => {}
