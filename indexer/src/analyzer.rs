@@ -125,7 +125,12 @@ impl Tokens {
 
     /// Just the token texts.
     pub fn terms(&mut self, text: &str) -> Vec<String> {
-        self.tokens(text).into_iter().map(|t| t.text).collect()
+        let mut out = Vec::new();
+        let mut stream = self.analyzer.token_stream(text);
+        while stream.advance() {
+            out.push(stream.token().text.clone());
+        }
+        out
     }
 }
 

@@ -291,8 +291,11 @@ impl Bm25Index {
     /// Distinct query terms in first-occurrence order.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
         let terms = self.tokens.lock().unwrap_or_else(std::sync::PoisonError::into_inner).terms(query);
-        let mut seen = std::collections::HashSet::new();
-        terms.into_iter().filter(|t| seen.insert(t.clone())).collect()
+        // First occurrences, found without copying a term (a query has a few hundred).
+        let mut seen = std::collections::HashSet::with_capacity(terms.len());
+        let first: Vec<bool> = terms.iter().map(|t| seen.insert(t.as_str())).collect();
+        drop(seen);
+        terms.into_iter().zip(first).filter_map(|(t, first)| first.then_some(t)).collect()
     }
 
     /// The query over already analysed, distinct terms (terms no unit holds are dropped).

@@ -541,7 +541,9 @@ fn partition(max_docs: &[DocId], parts: usize) -> Vec<Vec<Slice>> {
 impl Bm25Weight {
     fn open_postings(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(usize, SegmentPostings, u64)>> {
         let seg = self.query.corpus.position(reader.segment_id())?;
-        let mut out = Vec::new();
+        // Sized once: a `SegmentPostings` holds its decoded block (over 1 KiB), so every
+        // reallocation of a growing vector would copy them all.
+        let mut out = Vec::with_capacity(self.query.terms.len());
         for (idx, t) in self.query.terms.iter().enumerate() {
             if let Some(Some(info)) = t.infos.get(seg) {
                 let inverted = reader.inverted_index(t.term.field())?;

@@ -246,7 +246,7 @@ impl CaseTable {
         symbols: Symbols,
     ) -> Result<CaseTable> {
         let sql = format!("SELECT {id}, {} FROM {table}", names.join(", "));
-        let mut cases: Vec<Case> = db
+        let cases = db
             .query_with(&sql, usize::MAX)?
             .rows
             .iter()
@@ -254,6 +254,16 @@ impl CaseTable {
                 Some(Case { id: text(r.first()?)?, columns: r[1..].iter().map(text).collect(), features: Vec::new() })
             })
             .collect();
+        Ok(CaseTable::assemble(names, cases, feature_rows, symbols))
+    }
+
+    /// The table of `cases` with their feature rows (by case id, in row order).
+    fn assemble(
+        names: &[&'static str],
+        mut cases: Vec<Case>,
+        feature_rows: Vec<(String, FeatureRow)>,
+        symbols: Symbols,
+    ) -> CaseTable {
         // `ORDER BY` the id: SQLite's BINARY collation is byte order, as `String`'s.
         cases.sort_by(|a, b| a.id.cmp(&b.id));
         // Feature rows of no visible case can never join one.
@@ -263,7 +273,7 @@ impl CaseTable {
                 cases[i].features.push(row);
             }
         }
-        Ok(CaseTable { names: names.to_vec(), cases, symbols, scopes: OnceMap::default() })
+        CaseTable { names: names.to_vec(), cases, symbols, scopes: OnceMap::default() }
     }
 
     /// The cases (indices, in id order) meeting `clause`, kept when it tests a case column.
@@ -497,6 +507,91 @@ fn like(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cohort is the SQL join's rows, in its order: cases of the scope with a row for every
+    /// joined key, every combination of a case's rows, NULL values kept.
+    #[test]
+    fn cohort_rows_are_the_sql_join() {
+        let cases = [("c3", "A"), ("c1", "A"), ("c2", "A"), ("c4", "A"), ("c5", "B"), ("c6", "A")];
+        let features = [
+            ("c1", "x", Some("是")),
+            ("c1", "y", Some("1")),
+            ("c2", "y", Some("3")),
+            ("c2", "x", Some("是")),
+            ("c2", "x", Some("否")),
+            ("c2", "y", Some("4")),
+            ("c3", "x", None),
+            ("c3", "y", Some("2")),
+            ("c4", "x", Some("否")),
+            ("c5", "x", Some("是")),
+            ("c5", "y", Some("5")),
+            ("c6", "y", Some("6")),
+            ("c6", "z", Some("是")),
+            ("c7", "x", Some("是")),
+        ];
+        let conn = rusqlite::Connection::open_in_memory().expect("sqlite");
+        conn.execute_batch(
+            "CREATE TABLE cases (anhao TEXT, anyou TEXT); \
+             CREATE TABLE case_features (anhao TEXT, feature_key TEXT, feature_value TEXT);",
+        )
+        .expect("schema");
+        for (id, cause) in cases {
+            conn.execute("INSERT INTO cases VALUES (?1, ?2)", [id, cause]).expect("case");
+        }
+        for (id, key, value) in features {
+            conn.execute("INSERT INTO case_features VALUES (?1, ?2, ?3)", rusqlite::params![id, key, value])
+                .expect("feature");
+        }
+        let mut symbols = Symbols::default();
+        let none = symbols.intern(String::new());
+        let rows = features
+            .iter()
+            .map(|&(id, key, value)| {
+                let value = value.map(String::from);
+                let row = FeatureRow {
+                    matter: none,
+                    key: symbols.intern(key.into()),
+                    observed: false,
+                    text: value.clone(),
+                    number: None,
+                    cohort: value,
+                };
+                (id.to_string(), row)
+            })
+            .collect();
+        let cases = cases
+            .iter()
+            .map(|&(id, cause)| Case { id: id.into(), columns: vec![Some(cause.into())], features: Vec::new() })
+            .collect();
+        let table = CaseTable::assemble(&["anyou"], cases, rows, symbols);
+        let scope = Clause::Equals { column: "anyou", value: "A".into() };
+        let join = |key: &str| Join { matter: None, key: key.into(), observed: false };
+        for keys in [vec!["x", "y"], vec!["y", "x"], vec!["x"], vec!["x", "y", "z"], vec!["x", "w"]] {
+            let joins: Vec<Join> = keys.iter().map(|k| join(k)).collect();
+            let got: Vec<(String, Vec<Option<String>>)> = table
+                .cohort(&scope, &joins)
+                .rows()
+                .map(|(id, values)| (id.to_string(), values.iter().map(|v| v.map(String::from)).collect()))
+                .collect();
+            let (mut from, mut select, mut order) = (String::from("cases c"), String::from("c.anhao"), String::new());
+            for (i, key) in keys.iter().enumerate() {
+                from += &format!(" JOIN case_features f{i} ON f{i}.anhao = c.anhao AND f{i}.feature_key = '{key}'");
+                select += &format!(", f{i}.feature_value");
+                order += &format!(", f{i}.rowid");
+            }
+            let sql = format!("SELECT {select} FROM {from} WHERE c.anyou = 'A' ORDER BY c.anhao{order}");
+            let mut stmt = conn.prepare(&sql).expect("join");
+            let want: Vec<(String, Vec<Option<String>>)> = stmt
+                .query_map([], |r| {
+                    let values = (1..=keys.len()).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
+                    Ok((r.get(0)?, values))
+                })
+                .expect("query")
+                .collect::<rusqlite::Result<_>>()
+                .expect("rows");
+            assert_eq!(got, want, "{sql}");
+        }
+    }
 
     /// The emulated functions agree with SQLite itself on the forms the conditions use.
     #[test]
