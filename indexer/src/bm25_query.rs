@@ -539,19 +539,44 @@ fn partition(max_docs: &[DocId], parts: usize) -> Vec<Vec<Slice>> {
 }
 
 impl Bm25Weight {
-    fn open_postings(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(usize, SegmentPostings, u64)>> {
+    /// The query's terms that `reader`'s segment holds: (index in the query's terms, where its
+    /// postings are), in the query's order.
+    fn segment_terms(&self, reader: &SegmentReader) -> tantivy::Result<Vec<(usize, &TermInfo)>> {
         let seg = self.query.corpus.position(reader.segment_id())?;
-        // Sized once: a `SegmentPostings` holds its decoded block (over 1 KiB), so every
-        // reallocation of a growing vector would copy them all.
-        let mut out = Vec::with_capacity(self.query.terms.len());
-        for (idx, t) in self.query.terms.iter().enumerate() {
-            if let Some(Some(info)) = t.infos.get(seg) {
-                let inverted = reader.inverted_index(t.term.field())?;
-                let p = inverted.read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
-                out.push((idx, p, info.postings_range.start as u64));
-            }
+        Ok(self
+            .query
+            .terms
+            .iter()
+            .enumerate()
+            .filter_map(|(idx, t)| Some((idx, t.infos.get(seg)?.as_ref()?)))
+            .collect())
+    }
+
+    /// Opens the postings of the query's terms that `reader`'s segment holds, in the query's
+    /// order, and hands each to `take` with its index in the query's terms. Opening one decodes
+    /// its first block, so a search opens each once; and a `SegmentPostings` holds that block
+    /// (over 1 KiB), so each goes straight where it is kept instead of through a vector that
+    /// would copy them all again.
+    fn open_postings(
+        &self,
+        reader: &SegmentReader,
+        mut take: impl FnMut(usize, SegmentPostings),
+    ) -> tantivy::Result<()> {
+        // The terms' field's reader, looked up again only when the field changes.
+        let mut inverted: Option<(tantivy::schema::Field, Arc<tantivy::InvertedIndexReader>)> = None;
+        for (idx, info) in self.segment_terms(reader)? {
+            let field = self.query.terms[idx].term.field();
+            let field_index = match &inverted {
+                Some((f, r)) if *f == field => r.clone(),
+                _ => {
+                    let r = reader.inverted_index(field)?;
+                    inverted = Some((field, r.clone()));
+                    r
+                }
+            };
+            take(idx, field_index.read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The `k` best units, best first (ties by unit ordinal), with postings counters. A query
@@ -628,12 +653,15 @@ impl Bm25Weight {
         reader: &SegmentReader,
         bounds: &'b [Bounds<'a>],
     ) -> tantivy::Result<Vec<Cursor<'a, 'b>>> {
-        Ok(self
-            .open_postings(reader)?
-            .into_iter()
-            .zip(bounds)
-            .map(|((_, postings, _), bounds)| Cursor { postings, bounds, at: 0 })
-            .collect())
+        // `bounds` has one entry per term the segment holds, in the same order.
+        let mut cursors = Vec::with_capacity(bounds.len());
+        let mut bounds = bounds.iter();
+        self.open_postings(reader, |_, postings| {
+            if let Some(bounds) = bounds.next() {
+                cursors.push(Cursor { postings, bounds, at: 0 });
+            }
+        })?;
+        Ok(cursors)
     }
 
     /// Block-max MaxScore over documents `lo..hi` of one segment, window by window (see the
@@ -644,11 +672,13 @@ impl Bm25Weight {
         let (params, avgdl) = (q.params, q.corpus.avgdl);
         let mut stats = PruneStats { slices: 1, ..PruneStats::default() };
         let mut bounds = Vec::new();
-        for (idx, postings, start) in self.open_postings(reader)? {
+        // The bounds need only where each term's postings are; they are opened by `cursors`.
+        for (idx, info) in self.segment_terms(reader)? {
             let idf = q.terms[idx].idf;
+            let start = info.postings_range.start as u64;
             // Each posting is counted once, by the slice that starts the segment.
             if lo == 0 {
-                stats.postings += u64::from(postings.doc_freq());
+                stats.postings += u64::from(info.doc_freq);
             }
             // Only the blocks overlapping lo..hi: from the first ending at or after lo to the
             // first ending at or after hi − 1.
@@ -666,7 +696,8 @@ impl Bm25Weight {
         if bounds.is_empty() {
             return Ok(stats);
         }
-        let mut scratch = Scratch::new(bounds.len(), q.window as usize);
+        // No window is longer than the documents searched (a small segment's are far fewer).
+        let mut scratch = Scratch::new(bounds.len(), q.window.min(hi.saturating_sub(lo)) as usize);
         let grid = q.window;
         let seeds = self.seed_windows(reader, &bounds, lo, hi)?;
         if seeds.is_empty() {
@@ -887,8 +918,8 @@ impl Bm25Weight {
 
     fn bm25_scorer(&self, reader: &SegmentReader) -> tantivy::Result<Bm25Scorer> {
         let seg = self.query.corpus.segment(reader.segment_id())?.clone();
-        let postings =
-            self.open_postings(reader)?.into_iter().map(|(idx, p, _)| (self.query.terms[idx].idf, p)).collect();
+        let mut postings = Vec::new();
+        self.open_postings(reader, |idx, p| postings.push((self.query.terms[idx].idf, p)))?;
         let mut scorer = Bm25Scorer {
             postings,
             seg,
