@@ -115,20 +115,21 @@ impl Tokens {
 
     /// The tokens of `text`, with offsets and positions.
     pub fn tokens(&mut self, text: &str) -> Vec<Token> {
-        let mut out = Vec::new();
-        let mut stream = self.analyzer.token_stream(text);
-        while stream.advance() {
-            out.push(stream.token().clone());
-        }
-        out
+        self.each(text, Token::clone)
     }
 
-    /// Just the token texts.
+    /// Just the token texts (copied straight from the stream: a query's terms are analysed on
+    /// every search).
     pub fn terms(&mut self, text: &str) -> Vec<String> {
+        self.each(text, |t| t.text.clone())
+    }
+
+    /// `take` of each token of `text`, in order.
+    fn each<T>(&mut self, text: &str, mut take: impl FnMut(&Token) -> T) -> Vec<T> {
         let mut out = Vec::new();
         let mut stream = self.analyzer.token_stream(text);
         while stream.advance() {
-            out.push(stream.token().text.clone());
+            out.push(take(stream.token()));
         }
         out
     }
