@@ -187,3 +187,7 @@ fn summary_line(overhead: &mut [f64], llm: &mut [f64]) -> f64 {
     print_stats("LLM calls (mock)", llm);
     p95
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -187,3 +187,7 @@ fn check_final_500_evidence_ids(bencher: Bencher) {
     let ev: Vec<_> = (0..500).map(|i| json!(format!("{:06}", 600_000 + i))).collect();
     bencher.bench_local(|| check_final(&task, &json!("12"), &ev, Some(&db)).expect("checks"));
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -124,3 +124,7 @@ fn records_to_metrics_official(bencher: Bencher) {
     let opts = options(f, Profile::Official);
     bencher.bench_local(|| black_box(evaluate(&input, &f.bench, &opts).unwrap_or_else(|e| panic!("{e}"))));
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

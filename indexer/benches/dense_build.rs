@@ -111,3 +111,7 @@ fn main() {
         report.dense.embedded_batches,
     );
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -179,3 +179,7 @@ fn main() {
         println!("(set ANSER_BENCH_PYTHON to a Python with onnxruntime, tokenizers and numpy for the side-by-side)");
     }
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -9,6 +9,7 @@
 
 use std::{fmt, str::FromStr};
 
+use rustc_hash::{FxBuildHasher, FxHashSet};
 use serde::{Deserialize, Serialize};
 use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, Token,
@@ -124,6 +125,19 @@ impl Tokens {
         self.each(text, |t| t.text.clone())
     }
 
+    /// The distinct token texts of `text`, in first-occurrence order (a query's terms are
+    /// analysed on every search). Copying every token and then dropping repeats, found with a
+    /// set of borrowed texts, measured faster than an insertion-ordered set of owned ones.
+    pub fn distinct_terms(&mut self, text: &str) -> Vec<String> {
+        let mut terms = self.terms(text);
+        let mut seen = FxHashSet::with_capacity_and_hasher(terms.len(), FxBuildHasher);
+        let first: Vec<bool> = terms.iter().map(|t| seen.insert(t.as_str())).collect();
+        drop(seen);
+        let mut first = first.into_iter();
+        terms.retain(|_| first.next().unwrap_or(false));
+        terms
+    }
+
     /// `take` of each token of `text`, in order.
     fn each<T>(&mut self, text: &str, mut take: impl FnMut(&Token) -> T) -> Vec<T> {
         let mut out = Vec::new();
@@ -139,75 +153,98 @@ fn is_cjk(c: char) -> bool {
     ('\u{4E00}'..='\u{9FFF}').contains(&c)
 }
 
-/// The bigram terms of `text` (see [`Analyzer::ZhBigram`]), in text order.
-pub fn bigram_tokens(text: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let end_of = |i: usize| chars.get(i).map_or(text.len(), |(o, _)| *o);
-    let mut i = 0;
-    while i < chars.len() {
-        let (start, c) = chars[i];
-        if c.is_ascii_alphanumeric() || c == '_' {
-            let mut j = i;
-            while j < chars.len() && (chars[j].1.is_ascii_alphanumeric() || chars[j].1 == '_') {
-                j += 1;
-            }
-            push(&mut out, text[start..end_of(j)].to_ascii_lowercase(), start, end_of(j));
-            i = j;
-        } else if is_cjk(c) {
-            let mut j = i;
-            while j < chars.len() && is_cjk(chars[j].1) {
-                j += 1;
-            }
-            if j - i == 1 {
-                push(&mut out, c.to_string(), start, end_of(j));
-            } else {
-                for (k, &(s, _)) in chars.iter().enumerate().take(j - 1).skip(i) {
-                    let e = end_of(k + 2);
-                    push(&mut out, text[s..e].to_string(), s, e);
-                }
-            }
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-fn push(out: &mut Vec<Token>, text: String, from: usize, to: usize) {
-    let position = out.len();
-    out.push(Token { offset_from: from, offset_to: to, position, text, position_length: 1 });
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
 }
 
 /// tantivy tokenizer for [`Analyzer::ZhBigram`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BigramTokenizer;
 
-/// Token stream over a precomputed token list.
+/// The bigram terms of a text (see [`Analyzer::ZhBigram`]), in text order, produced one at a
+/// time into one reused [`Token`]: indexing and every query analyse text with it, and the
+/// earlier list of tokens, each with its own string, showed in the profiles of both.
 #[derive(Debug)]
-pub struct VecTokenStream {
-    tokens: Vec<Token>,
-    next: usize,
+pub struct BigramTokenStream<'a> {
+    text: &'a str,
+    chars: std::iter::Peekable<std::str::CharIndices<'a>>,
+    /// In a CJK run: the byte range of its last character, and whether that character already
+    /// began or ended a bigram (a one-character run contributes itself).
+    run: Option<(usize, usize, bool)>,
+    token: Token,
+    next_position: usize,
 }
 
-impl TokenStream for VecTokenStream {
+impl BigramTokenStream<'_> {
+    fn emit(&mut self, from: usize, to: usize) -> bool {
+        self.token.text.clear();
+        self.token.text.push_str(&self.text[from..to]);
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.position = self.next_position;
+        self.next_position += 1;
+        true
+    }
+}
+
+impl TokenStream for BigramTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        self.next += 1;
-        self.next <= self.tokens.len()
+        loop {
+            if let Some((from, to, paired)) = self.run {
+                match self.chars.peek() {
+                    Some(&(start, c)) if is_cjk(c) => {
+                        self.chars.next();
+                        let end = start + c.len_utf8();
+                        self.run = Some((start, end, true));
+                        return self.emit(from, end);
+                    }
+                    _ => {
+                        self.run = None;
+                        if !paired {
+                            return self.emit(from, to);
+                        }
+                    }
+                }
+            }
+            let Some((start, c)) = self.chars.next() else { return false };
+            if is_word(c) {
+                let mut end = start + c.len_utf8();
+                while let Some(&(at, d)) = self.chars.peek() {
+                    if !is_word(d) {
+                        break;
+                    }
+                    end = at + d.len_utf8();
+                    self.chars.next();
+                }
+                self.emit(start, end);
+                self.token.text.make_ascii_lowercase();
+                return true;
+            }
+            if is_cjk(c) {
+                self.run = Some((start, start + c.len_utf8(), false));
+            }
+        }
     }
+
     fn token(&self) -> &Token {
-        &self.tokens[self.next - 1]
+        &self.token
     }
+
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.next - 1]
+        &mut self.token
     }
 }
 
 impl Tokenizer for BigramTokenizer {
-    type TokenStream<'a> = VecTokenStream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
-        VecTokenStream { tokens: bigram_tokens(text), next: 0 }
+    type TokenStream<'a> = BigramTokenStream<'a>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> BigramTokenStream<'a> {
+        BigramTokenStream {
+            text,
+            chars: text.char_indices().peekable(),
+            run: None,
+            token: Token::default(),
+            next_position: 0,
+        }
     }
 }
 
@@ -271,6 +308,72 @@ mod tests {
         // A long CJK run (15 characters, 45 bytes) is fully searchable, unlike tantivy's default.
         let long = "上海证券交易所股票上市规则修订版";
         assert_eq!(terms(Analyzer::ZhBigram, long).len(), long.chars().count() - 1);
+    }
+
+    /// The bigram rule written out over a character list, as the stream's reference.
+    fn bigram_reference(text: &str) -> Vec<(String, usize, usize)> {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let end_of = |i: usize| chars.get(i).map_or(text.len(), |(o, _)| *o);
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let (start, c) = chars[i];
+            let mut j = i + 1;
+            if is_word(c) {
+                while j < chars.len() && is_word(chars[j].1) {
+                    j += 1;
+                }
+                out.push((text[start..end_of(j)].to_ascii_lowercase(), start, end_of(j)));
+            } else if is_cjk(c) {
+                while j < chars.len() && is_cjk(chars[j].1) {
+                    j += 1;
+                }
+                if j - i == 1 {
+                    out.push((c.to_string(), start, end_of(j)));
+                }
+                for k in i..j - 1 {
+                    out.push((text[chars[k].0..end_of(k + 2)].to_string(), chars[k].0, end_of(k + 2)));
+                }
+            }
+            i = j;
+        }
+        out
+    }
+
+    #[test]
+    fn bigram_stream_matches_the_rule_with_offsets_and_positions() {
+        let texts = [
+            "",
+            "。",
+            "条",
+            "第A条",
+            "上市规则 Rule_5.1，第A条",
+            "ABC_def9 x 上 市 公司；2023年度报告（修订）éü 资产负债表",
+            "末尾是汉字",
+            "中文abc中文d中",
+        ];
+        for text in texts {
+            let tokens = Tokens::new(Analyzer::ZhBigram).tokens(text);
+            let got: Vec<(String, usize, usize)> =
+                tokens.iter().map(|t| (t.text.clone(), t.offset_from, t.offset_to)).collect();
+            assert_eq!(got, bigram_reference(text), "{text:?}");
+            assert!(tokens.iter().enumerate().all(|(i, t)| t.position == i && t.position_length == 1), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn distinct_terms_keep_first_occurrences() {
+        let mut tokens = Tokens::new(Analyzer::ZhBigram);
+        let text = "上市规则 rule 上市 规则 RULE 市规";
+        let mut expected: Vec<String> = Vec::new();
+        for t in tokens.terms(text) {
+            if !expected.contains(&t) {
+                expected.push(t);
+            }
+        }
+        assert_eq!(tokens.distinct_terms(text), expected);
+        assert_eq!(tokens.distinct_terms(text), vec!["上市", "市规", "规则", "rule"]);
+        assert!(tokens.distinct_terms("，。").is_empty());
     }
 
     #[test]

@@ -69,6 +69,12 @@ fn schema(analyzer: Analyzer) -> (Schema, Fields) {
     (b.build(), Fields { text, ord, year, day_first, day_last, evidence })
 }
 
+/// A reader that never reloads: a finished index does not change, and tantivy's default policy
+/// starts a thread that polls `meta.json`.
+fn manual_reader(index: &Index) -> Result<tantivy::IndexReader> {
+    Ok(index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into()?)
+}
+
 fn register(index: &Index, analyzer: Analyzer) {
     index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
 }
@@ -78,6 +84,17 @@ fn register(index: &Index, analyzer: Analyzer) {
 /// build of a few ms, mostly fixed costs); the 5,000 release-size precedents (≈ 3.5 MB) already
 /// tokenise faster on two writer threads (README, "Indexing and retrieval").
 pub const DEFAULT_SMALL_BUILD_BYTES: usize = 1 << 20;
+
+/// The memory budget of a one-segment build of `text_bytes` of text.
+///
+/// tantivy sizes the term hash table from the budget alone (the largest power of two of 8-byte
+/// slots under a third of it, at most 2^19 slots): at [`DEFAULT_WRITER_MEMORY_PER_THREAD`] a
+/// 47 kB route filled and then scanned a 4 MiB table, half of its build time. A one-segment
+/// writer never flushes on its budget and the table doubles when it fills, so the budget only
+/// picks the starting size: here about one slot per three bytes of text (at least 2^11 slots).
+fn small_build_budget(text_bytes: usize) -> usize {
+    text_bytes.saturating_mul(9).clamp(1 << 16, DEFAULT_WRITER_MEMORY_PER_THREAD)
+}
 
 /// Where a [`Bm25Writer`]'s documents go.
 enum Sink {
@@ -177,13 +194,13 @@ impl Bm25Writer {
             Sink::Small { docs, .. } if docs.is_empty() => {
                 self.create_index()?;
             }
-            Sink::Small { docs, .. } => {
+            Sink::Small { docs, bytes } => {
                 let tokenizers = tantivy::tokenizer::TokenizerManager::default();
                 tokenizers.register(self.analyzer.as_str(), self.analyzer.text_analyzer());
                 let mut writer = IndexBuilder::new()
                     .schema(self.schema.clone())
                     .tokenizers(tokenizers)
-                    .single_segment_index_writer(self.directory.clone(), DEFAULT_WRITER_MEMORY_PER_THREAD)?;
+                    .single_segment_index_writer(self.directory.clone(), small_build_budget(bytes))?;
                 for doc in docs {
                     writer.add_document(doc)?;
                 }
@@ -191,7 +208,7 @@ impl Bm25Writer {
             }
         }
         let index = Index::open(self.directory.clone())?;
-        let searcher = index.reader()?.searcher();
+        let searcher = manual_reader(&index)?.searcher();
         for seg in searcher.segment_readers() {
             SegmentStats::compute(seg, self.fields.text, self.threads)?.write(&stats_path(&self.dir, seg))?;
         }
@@ -237,7 +254,7 @@ impl Bm25Index {
         let index = Index::open_in_dir(dir)?;
         register(&index, analyzer);
         let (_, fields) = schema(analyzer);
-        let searcher = index.reader()?.searcher();
+        let searcher = manual_reader(&index)?.searcher();
         let num_docs = searcher.num_docs();
         let mut segments = Vec::new();
         let mut total = 0u64;
@@ -290,12 +307,7 @@ impl Bm25Index {
 
     /// Distinct query terms in first-occurrence order.
     pub fn query_terms(&self, query: &str) -> Vec<String> {
-        let terms = self.tokens.lock().unwrap_or_else(std::sync::PoisonError::into_inner).terms(query);
-        // First occurrences, found without copying a term (a query has a few hundred).
-        let mut seen = std::collections::HashSet::with_capacity(terms.len());
-        let first: Vec<bool> = terms.iter().map(|t| seen.insert(t.as_str())).collect();
-        drop(seen);
-        terms.into_iter().zip(first).filter_map(|(t, first)| first.then_some(t)).collect()
+        self.tokens.lock().unwrap_or_else(std::sync::PoisonError::into_inner).distinct_terms(query)
     }
 
     /// The query over already analysed, distinct terms (terms no unit holds are dropped).
@@ -305,15 +317,20 @@ impl Bm25Index {
         let readers = self.searcher.segment_readers();
         let inverted =
             readers.iter().map(|r| r.inverted_index(self.fields.text)).collect::<tantivy::Result<Vec<_>>>()?;
+        // Looked up by their text bytes (a text term's value bytes), so that a term no unit holds
+        // (most of a long Chinese query's bigrams) costs one dictionary lookup per segment and
+        // no allocation.
+        let mut infos = Vec::with_capacity(inverted.len());
         for t in terms {
-            let term = Term::from_field_text(self.fields.text, t);
-            // One dictionary lookup per segment gives both the document frequency and where the
-            // postings are.
-            let infos = inverted.iter().map(|i| i.get_term_info(&term)).collect::<std::io::Result<Vec<_>>>()?;
+            infos.clear();
+            for i in &inverted {
+                infos.push(i.terms().get(t.as_bytes())?);
+            }
             let n: u64 = infos.iter().flatten().map(|i| u64::from(i.doc_freq)).sum();
             if n > 0 {
                 postings += n;
-                weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n), infos });
+                let term = Term::from_field_text(self.fields.text, t);
+                weighted.push(QueryTerm { term, idf: params.idf(self.num_docs, n), infos: infos.clone() });
             }
         }
         Ok(Bm25Query {

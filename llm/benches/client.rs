@@ -97,3 +97,7 @@ fn estimate_tokens_1m_mixed_chars(bencher: Bencher) {
         .counter(CharsCount::of_str(&text))
         .bench(|| estimate_tokens(black_box(&text)));
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

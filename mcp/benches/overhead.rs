@@ -215,3 +215,7 @@ fn main() {
     report("MCP over Streamable HTTP (loopback)", &base, &http);
     println!("load average at end: {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -49,3 +49,7 @@ fn holm_over_18_metrics(bencher: Bencher) {
     let p: Vec<f64> = (1..=18).map(|i| f64::from(i) / 40.0).collect();
     bencher.bench_local(|| holm(black_box(&p)));
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -74,3 +74,7 @@ fn release(bencher: Bencher) {
     };
     bench_size(bencher, Size::Release, fraction, &PRINTED);
 }
+
+/// The `anser` binary's allocator (src/main.rs), so that the times measured here are its.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
