@@ -58,7 +58,6 @@ use anser_indexer::{
 use anser_manifest::{Route, load_public_tasks};
 use anser_samples::{SampleOptions, Size, generate};
 
-/// Linearly interpolated percentile (numpy's default) of sorted values; NaN when empty.
 /// Builds faster than this (seconds) are repeated (see the module docs).
 const REPEAT_BUILDS_UNDER_S: f64 = 1.0;
 /// Runs of a repeated build; the median is reported.
@@ -75,6 +74,7 @@ fn median_build(mut build: impl FnMut() -> f64) -> f64 {
     percentile(&times, 0.5)
 }
 
+/// Linearly interpolated percentile (numpy's default) of sorted values; NaN when empty.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     anser_pycompat::numeric::percentile_linear(sorted, q).unwrap_or(f64::NAN)
 }
