@@ -401,6 +401,9 @@ fn below(bound: f64, threshold: f64) -> bool {
 
 /// One term's bounds over one slice of a segment.
 struct Bounds<'a> {
+    /// The term's index in the query's terms, and where its postings are in the segment.
+    term: usize,
+    info: &'a TermInfo,
     idf: f64,
     /// Bound over all its postings.
     ub: f64,
@@ -552,19 +555,20 @@ impl Bm25Weight {
             .collect())
     }
 
-    /// Opens the postings of the query's terms that `reader`'s segment holds, in the query's
-    /// order, and hands each to `take` with its index in the query's terms. Opening one decodes
-    /// its first block, so a search opens each once; and a `SegmentPostings` holds that block
-    /// (over 1 KiB), so each goes straight where it is kept instead of through a vector that
-    /// would copy them all again.
-    fn open_postings(
+    /// Opens the postings of `terms` (index in the query's terms, where the postings are in
+    /// `reader`'s segment: [`Self::segment_terms`]), in order, and hands each to `take` with
+    /// its index. Opening one decodes its first block, so a search opens each once; and a
+    /// `SegmentPostings` holds that block (over 1 KiB), so each goes straight where it is kept
+    /// instead of through a vector that would copy them all again.
+    fn open_postings<'t>(
         &self,
         reader: &SegmentReader,
+        terms: impl IntoIterator<Item = (usize, &'t TermInfo)>,
         mut take: impl FnMut(usize, SegmentPostings),
     ) -> tantivy::Result<()> {
         // The terms' field's reader, looked up again only when the field changes.
         let mut inverted: Option<(tantivy::schema::Field, Arc<tantivy::InvertedIndexReader>)> = None;
-        for (idx, info) in self.segment_terms(reader)? {
+        for (idx, info) in terms {
             let field = self.query.terms[idx].term.field();
             let field_index = match &inverted {
                 Some((f, r)) if *f == field => r.clone(),
@@ -647,17 +651,17 @@ impl Bm25Weight {
         Ok(hits)
     }
 
-    /// The query terms' postings in `reader`, each with its bounds' index in `bounds`.
+    /// The postings of the terms of `bounds` in `reader`, each with its bounds.
     fn cursors<'a, 'b>(
         &self,
         reader: &SegmentReader,
         bounds: &'b [Bounds<'a>],
     ) -> tantivy::Result<Vec<Cursor<'a, 'b>>> {
-        // `bounds` has one entry per term the segment holds, in the same order.
         let mut cursors = Vec::with_capacity(bounds.len());
-        let mut bounds = bounds.iter();
-        self.open_postings(reader, |_, postings| {
-            if let Some(bounds) = bounds.next() {
+        // `open_postings` hands back the terms in the order it was given them.
+        let mut each = bounds.iter();
+        self.open_postings(reader, bounds.iter().map(|b| (b.term, b.info)), |_, postings| {
+            if let Some(bounds) = each.next() {
                 cursors.push(Cursor { postings, bounds, at: 0 });
             }
         })?;
@@ -672,7 +676,8 @@ impl Bm25Weight {
         let (params, avgdl) = (q.params, q.corpus.avgdl);
         let mut stats = PruneStats { slices: 1, ..PruneStats::default() };
         let mut bounds = Vec::new();
-        // The bounds need only where each term's postings are; they are opened by `cursors`.
+        // The bounds need only where each term's postings are; `cursors` opens them from the
+        // bounds.
         for (idx, info) in self.segment_terms(reader)? {
             let idf = q.terms[idx].idf;
             let start = info.postings_range.start as u64;
@@ -691,7 +696,7 @@ impl Bm25Weight {
                 blocks.unwrap_or(&[]).iter().map(|b| front_bound(&params, idf, avgdl, seg.stats.front(b))).collect();
             let saturation = idf * (params.k1() + 1.0);
             let ub = if blocks.is_some() { block_ub.iter().copied().fold(0.0, f64::max) } else { saturation };
-            bounds.push(Bounds { idf, ub, blocks, block_ub });
+            bounds.push(Bounds { term: idx, info, idf, ub, blocks, block_ub });
         }
         if bounds.is_empty() {
             return Ok(stats);
@@ -919,7 +924,9 @@ impl Bm25Weight {
     fn bm25_scorer(&self, reader: &SegmentReader) -> tantivy::Result<Bm25Scorer> {
         let seg = self.query.corpus.segment(reader.segment_id())?.clone();
         let mut postings = Vec::new();
-        self.open_postings(reader, |idx, p| postings.push((self.query.terms[idx].idf, p)))?;
+        self.open_postings(reader, self.segment_terms(reader)?, |idx, p| {
+            postings.push((self.query.terms[idx].idf, p));
+        })?;
         let mut scorer = Bm25Scorer {
             postings,
             seg,
