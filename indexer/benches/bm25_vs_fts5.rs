@@ -16,8 +16,9 @@
 //! - `ANSER_BENCH_ROUTES=r1,r2`: routes (default with a corpus root: finance_zh_reports,
 //!   legal_en_cases, science_articles);
 //! - `ANSER_BENCH_THREADS=N`: tantivy indexing threads (default 2; FTS5 is single-threaded);
-//! - `ANSER_BENCH_SMALL_BUILD_BYTES=N`: text bytes up to which our index is written by one
-//!   thread into one segment (default `DEFAULT_SMALL_BUILD_BYTES`; 0: always threaded);
+//! - `ANSER_BENCH_SMALL_BUILD_BYTES=N`: text bytes up to which our index is written by our own
+//!   segment writers after every unit is read (default `DEFAULT_SMALL_BUILD_BYTES`; 0: always
+//!   tantivy's threaded writer);
 //! - `ANSER_BENCH_MAX_QUERIES=N`: time only the route's first N tasks (default: all);
 //! - `ANSER_BENCH_WINDOW=N`: pruning window in documents (default the index's default);
 //! - `ANSER_BENCH_QUERY_THREADS=N`: threads one query may be split over (default the machine's;
@@ -276,7 +277,7 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
     let (fts_build, fts_size) = fts.as_ref().map_or((f64::NAN, 0), |f| (f.1, f.2));
     println!(
-        "| {name} | {} | {} | {threads} | {ours_build:.3} s | {fts_build:.3} s | {:.2}× | {:.0} / {:.0} MiB | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.0}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
+        "| {name} | {} | {} | {threads} | {ours_build:.3} s | {fts_build:.3} s | {:.2}× | {:.0} / {:.0} MiB | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         index.num_docs(),
         queries.len(),
         fts_build / ours_build,

@@ -3,8 +3,8 @@
 //! [`Bm25Query`] (a tantivy `Query` → `Weight` → `Scorer`, [`crate::bm25_query`]) over tantivy's
 //! postings, with exact top-k pruning (block-max MaxScore).
 //!
-//! Each unit is one tantivy document: its text (tokenised on tantivy's indexing threads by the
-//! route's [`Analyzer`], registered on the index, so index and query analysis are the same code)
+//! Each unit is one tantivy document: its text (tokenised by tantivy's segment writers, on the
+//! indexing threads, with the route's [`Analyzer`], registered on the index, so index and query analysis are the same code)
 //! and as fast fields its unit ordinal and its filter attributes ([`crate::filter`]: record
 //! year, first and last day, evidence-kind mask). After the last commit the build decodes every
 //! segment's postings once to write the exact token count of every document and the per-block
@@ -23,7 +23,8 @@ use std::{
 };
 
 use tantivy::{
-    Index, IndexBuilder, IndexSettings, Searcher, TantivyDocument, Term,
+    Directory, Index, IndexSettings, Searcher, TantivyDocument, Term,
+    directory::TerminatingWrite,
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
 };
 
@@ -32,7 +33,7 @@ use crate::{
     Result,
     analyzer::{Analyzer, Tokens},
     bm25_query::{Bm25Query, Corpus, PruneStats, QueryTerm, SegmentData},
-    bm25_stats::{SegmentStats, stats_path},
+    bm25_stats::{SegmentStats, stats_file, stats_path},
     deferred_sync::DeferredSync,
     filter::{UnitAttrs, UnitFilter},
     units::Unit,
@@ -79,19 +80,34 @@ fn register(index: &Index, analyzer: Analyzer) {
     index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
 }
 
-/// Text bytes up to which a BM25 build is written by one thread into one segment
-/// ([`Bm25Writer`]): below it, tantivy's indexing threads and their segments save nothing (a
-/// build of a few ms, mostly fixed costs); the 5,000 release-size precedents (≈ 3.5 MB) already
-/// tokenise faster on two writer threads (README, "Indexing and retrieval").
-pub const DEFAULT_SMALL_BUILD_BYTES: usize = 1 << 20;
+/// Text bytes up to which a BM25 build holds its documents and writes them at the end with its
+/// own segment writers, one per thread ([`Bm25Writer::write_segments`]); above, they stream to
+/// tantivy's threaded `IndexWriter` as they are read, which bounds the memory of a large route.
+///
+/// On the release-size sample every route under it built faster this way (two threads, medians
+/// of 7 builds, of 3 for the two largest): finance_en_reports (37 MB of text) 394 → 315 ms,
+/// legal_en_cases (19 MB) 211 → 161 ms, legal_zh_cases (9.9 MB) 175 → 119 ms,
+/// legal_zh_statutes (7.6 MB) 163 → 115 ms, legal_en_precedents (3.3 MB, medians of 15)
+/// 32–33 → 27–28 ms in two of three rounds: the threaded writer's queue and its term tables of
+/// at least 2^19 slots per thread cost more than reading every unit before indexing.
+pub const DEFAULT_SMALL_BUILD_BYTES: usize = 64 << 20;
 
-/// The memory budget of a one-segment build of `text_bytes` of text.
+/// Text bytes per segment, at least, of a build written by [`Bm25Writer::write_segments`]: below,
+/// a second thread and segment cost more than they save.
+pub const PARALLEL_BUILD_BYTES: usize = 128 << 10;
+
+/// tantivy's index metadata file.
+const META_FILE: &str = "meta.json";
+
+/// The memory budget of a segment writer of [`Bm25Writer::write_segments`] given `text_bytes` of
+/// text.
 ///
 /// tantivy sizes the term hash table from the budget alone (the largest power of two of 8-byte
 /// slots under a third of it, at most 2^19 slots): at [`DEFAULT_WRITER_MEMORY_PER_THREAD`] a
-/// 47 kB route filled and then scanned a 4 MiB table, half of its build time. A one-segment
-/// writer never flushes on its budget and the table doubles when it fills, so the budget only
-/// picks the starting size: here about one slot per three bytes of text (at least 2^11 slots).
+/// 47 kB route filled and then scanned a 4 MiB table, half of its build time. A segment writer
+/// used on its own never flushes on its budget and the table doubles when it fills, so the
+/// budget only picks the starting size: here about one slot per three bytes of text (at least
+/// 2^11 slots).
 fn small_build_budget(text_bytes: usize) -> usize {
     text_bytes.saturating_mul(9).clamp(1 << 16, DEFAULT_WRITER_MEMORY_PER_THREAD)
 }
@@ -99,8 +115,9 @@ fn small_build_budget(text_bytes: usize) -> usize {
 /// Where a [`Bm25Writer`]'s documents go.
 enum Sink {
     /// Held until their text passes the small-build limit (then handed to the threaded writer),
-    /// or written as one segment by [`Bm25Writer::finish`].
-    Small { docs: Vec<TantivyDocument>, bytes: usize },
+    /// or written by [`Bm25Writer::write_segments`] at [`Bm25Writer::finish`], with each one's
+    /// text bytes.
+    Small { docs: Vec<TantivyDocument>, bytes: Vec<usize> },
     /// Boxed: the writer is several times the size of the other variant.
     Threaded(Box<tantivy::IndexWriter<TantivyDocument>>),
 }
@@ -116,6 +133,8 @@ pub struct Bm25Writer {
     directory: DeferredSync,
     threads: usize,
     small_build_bytes: usize,
+    /// Text bytes held by [`Sink::Small`].
+    small_bytes: usize,
 }
 
 impl std::fmt::Debug for Bm25Writer {
@@ -126,13 +145,13 @@ impl std::fmt::Debug for Bm25Writer {
 
 impl Bm25Writer {
     /// Create an empty index in `dir` (which must exist and be empty), tokenising and indexing
-    /// on `threads` tantivy threads (1–8) once the units' text passes `small_build_bytes`
-    /// ([`DEFAULT_SMALL_BUILD_BYTES`]; 0: always threaded), on one thread into one segment below.
+    /// on `threads` threads (1–8): tantivy's once the units' text passes `small_build_bytes`
+    /// ([`DEFAULT_SMALL_BUILD_BYTES`]; 0: always), our own segment writers below.
     pub fn create(dir: &Path, analyzer: Analyzer, threads: usize, small_build_bytes: usize) -> Result<Self> {
         let (schema, fields) = schema(analyzer);
         let directory = DeferredSync::open(dir).map_err(tantivy::TantivyError::from)?;
         Ok(Self {
-            sink: Sink::Small { docs: Vec::new(), bytes: 0 },
+            sink: Sink::Small { docs: Vec::new(), bytes: Vec::new() },
             schema,
             analyzer,
             fields,
@@ -140,18 +159,23 @@ impl Bm25Writer {
             directory,
             threads: threads.clamp(1, 8),
             small_build_bytes,
+            small_bytes: 0,
         })
     }
 
     fn create_index(&self) -> Result<Index> {
-        let index = Index::create(self.directory.clone(), self.schema.clone(), IndexSettings::default())?;
+        // No field is stored, so the document store is empty: no thread of its own to compress it.
+        let settings = IndexSettings { docstore_compress_dedicated_thread: false, ..IndexSettings::default() };
+        let index = Index::create(self.directory.clone(), self.schema.clone(), settings)?;
         register(&index, self.analyzer);
         Ok(index)
     }
 
     /// Add one unit with its filter attributes.
     pub fn add(&mut self, unit: &Unit, attrs: &UnitAttrs) -> Result<()> {
-        let mut doc = TantivyDocument::default();
+        // Sized for its text and five numbers (tantivy's default reserves 1 KiB per document,
+        // which a held short unit would keep).
+        let mut doc = TantivyDocument::with_capacity(unit.text.len() + 64);
         doc.add_u64(self.fields.ord, u64::from(unit.ord));
         let (year, first, last) = attrs.fast_values();
         doc.add_i64(self.fields.year, year);
@@ -165,8 +189,9 @@ impl Bm25Writer {
             }
             Sink::Small { docs, bytes } => {
                 docs.push(doc);
-                *bytes += unit.text.len();
-                if *bytes > self.small_build_bytes {
+                bytes.push(unit.text.len());
+                self.small_bytes += unit.text.len();
+                if self.small_bytes > self.small_build_bytes {
                     let docs = std::mem::take(docs);
                     let threads = self.threads;
                     let writer = self
@@ -182,35 +207,83 @@ impl Bm25Writer {
         Ok(())
     }
 
-    /// Commit (a small build: write its one segment), wait for merges, write every segment's
+    /// Write the held documents (`bytes`: each one's text bytes) as one segment per
+    /// [`PARALLEL_BUILD_BYTES`] of text, at most one per thread, each written by a thread of its
+    /// own (the last on this one), and the index's `meta.json` listing them.
+    ///
+    /// tantivy's threaded `IndexWriter` would do the same with a queue, a commit and a term table
+    /// of at least 2^19 slots per thread (its 15 MB budget floor); its `SingleSegmentIndexWriter`
+    /// writes one segment on one thread.
+    fn write_segments(&self, docs: Vec<TantivyDocument>, bytes: &[usize]) -> Result<()> {
+        let index = self.create_index()?;
+        let total: usize = bytes.iter().sum();
+        let parts = self.threads.min(1 + total / PARALLEL_BUILD_BYTES);
+        // Contiguous shares of about equal text: (documents, text bytes).
+        let mut share_of = Vec::with_capacity(bytes.len());
+        let mut sizes = vec![(0usize, 0usize); parts];
+        let mut seen = 0usize;
+        for &b in bytes {
+            let share = (seen * parts / total.max(1)).min(parts - 1);
+            seen += b;
+            share_of.push(share);
+            sizes[share].0 += 1;
+            sizes[share].1 += b;
+        }
+        let mut shares: Vec<(Vec<TantivyDocument>, usize)> =
+            sizes.iter().map(|&(n, b)| (Vec::with_capacity(n), b)).collect();
+        for (doc, share) in docs.into_iter().zip(share_of) {
+            shares[share].0.push(doc);
+        }
+        let metas = crate::parallel::in_parallel(
+            "BM25 segment writer",
+            shares.into_iter().filter(|(d, _)| !d.is_empty()).map(|(docs, b)| {
+                let index = &index;
+                move || -> Result<tantivy::SegmentMeta> {
+                    let segment = index.new_segment();
+                    let mut writer =
+                        tantivy::indexer::SegmentWriter::for_segment(small_build_budget(b), segment.clone())?;
+                    for (opstamp, document) in (0u64..).zip(docs) {
+                        writer.add_document(tantivy::indexer::AddOperation { opstamp, document })?;
+                    }
+                    let max_doc = writer.max_doc();
+                    writer.finalize()?;
+                    Ok(segment.with_max_doc(max_doc).meta().clone())
+                }
+            }),
+        )?;
+        let meta = tantivy::IndexMeta {
+            index_settings: index.settings().clone(),
+            persisted_custom_extensions: Vec::new(),
+            segments: metas,
+            schema: index.schema(),
+            opstamp: 0,
+            payload: None,
+        };
+        // As tantivy writes it (pretty JSON and a newline).
+        let mut json = serde_json::to_vec_pretty(&meta).map_err(tantivy::TantivyError::from)?;
+        json.push(b'\n');
+        index.directory().atomic_write(Path::new(META_FILE), &json)?;
+        Ok(())
+    }
+
+    /// Commit (a small build: write its segments), wait for merges, write every segment's
     /// statistics, then sync every file of the index.
     pub fn finish(mut self) -> Result<()> {
-        match std::mem::replace(&mut self.sink, Sink::Small { docs: Vec::new(), bytes: 0 }) {
+        match std::mem::replace(&mut self.sink, Sink::Small { docs: Vec::new(), bytes: Vec::new() }) {
             Sink::Threaded(mut writer) => {
                 writer.commit()?;
                 writer.wait_merging_threads()?;
             }
-            // No units: an index without segments, as the threaded writer commits it.
-            Sink::Small { docs, .. } if docs.is_empty() => {
-                self.create_index()?;
-            }
-            Sink::Small { docs, bytes } => {
-                let tokenizers = tantivy::tokenizer::TokenizerManager::default();
-                tokenizers.register(self.analyzer.as_str(), self.analyzer.text_analyzer());
-                let mut writer = IndexBuilder::new()
-                    .schema(self.schema.clone())
-                    .tokenizers(tokenizers)
-                    .single_segment_index_writer(self.directory.clone(), small_build_budget(bytes))?;
-                for doc in docs {
-                    writer.add_document(doc)?;
-                }
-                writer.finalize()?;
-            }
+            // With no units, an index without segments (as the threaded writer commits it).
+            Sink::Small { docs, bytes } => self.write_segments(docs, &bytes)?,
         }
         let index = Index::open(self.directory.clone())?;
         let searcher = manual_reader(&index)?.searcher();
-        for seg in searcher.segment_readers() {
-            SegmentStats::compute(seg, self.fields.text, self.threads)?.write(&stats_path(&self.dir, seg))?;
+        let segments = searcher.segment_readers();
+        for (seg, stats) in segments.iter().zip(SegmentStats::compute_all(segments, self.fields.text, self.threads)?) {
+            let mut out = self.directory.open_write(&stats_file(seg)).map_err(tantivy::TantivyError::from)?;
+            stats.write(&mut out)?;
+            out.terminate()?;
         }
         self.directory.sync_all()?;
         Ok(())

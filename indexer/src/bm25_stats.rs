@@ -19,21 +19,24 @@
 //! `idf·(k1 + 1)`, and they have so few postings that a loose bound costs little.
 //!
 //! The lengths are the sum of a document's term frequencies over all terms, i.e. the number of
-//! tokens the analyzer produced, so documents can be tokenised on tantivy's indexing threads
-//! rather than on the caller's thread just to count them.
+//! tokens the analyzer produced, so documents can be tokenised on the indexing threads rather
+//! than on the caller's thread just to count them.
 
 use std::{
-    io::{BufWriter, Write},
+    io::Write,
     path::{Path, PathBuf},
 };
 
 use tantivy::{SegmentReader, postings::TermInfo, schema::Field, schema::IndexRecordOption};
 
-use crate::{Error, Result};
+use crate::{Error, Result, parallel::in_parallel};
 
 const MAGIC: &[u8; 8] = b"ANSBM25\x02";
 /// Documents per tantivy postings block.
 const BLOCK: usize = 128;
+/// Tokens of a segment per thread its statistics are computed on: below, a second thread costs
+/// more to start than it saves.
+const TOKENS_PER_STATS_THREAD: u64 = 1 << 18;
 /// Most points kept of a block's (tf, length) front.
 pub(crate) const MAX_FRONT: usize = 6;
 
@@ -77,7 +80,7 @@ pub(crate) fn front(pairs: &mut [Point], out: &mut Vec<Point>) {
 type TermBlocks = (u64, u32, u32);
 
 /// The statistics of one segment.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct SegmentStats {
     /// Exact token count per document.
     pub lens: Vec<u32>,
@@ -89,99 +92,157 @@ pub(crate) struct SegmentStats {
     points: Vec<Point>,
 }
 
+/// The statistics file of a segment, relative to its index folder.
+pub(crate) fn stats_file(seg: &SegmentReader) -> PathBuf {
+    PathBuf::from(format!("bm25-stats-{}.bin", seg.segment_id().uuid_string()))
+}
+
 /// The statistics file of a segment.
 pub(crate) fn stats_path(index_dir: &Path, seg: &SegmentReader) -> PathBuf {
-    index_dir.join(format!("bm25-stats-{}.bin", seg.segment_id().uuid_string()))
+    index_dir.join(stats_file(seg))
 }
 
 impl SegmentStats {
-    /// Decode the segment's postings of `field` to compute its statistics, on `threads` threads
-    /// (each takes every `threads`-th term of the dictionary).
+    /// The statistics of every segment, on up to `threads` threads: segments too small for a
+    /// thread each ([`TOKENS_PER_STATS_THREAD`]) side by side, one thread each; otherwise one
+    /// after the other, each on several.
+    pub(crate) fn compute_all(segments: &[SegmentReader], field: Field, threads: usize) -> Result<Vec<Self>> {
+        let workers = threads.clamp(1, segments.len().max(1));
+        let all_small = segments.iter().try_fold(true, |small, seg| {
+            Ok::<_, Error>(small && seg.inverted_index(field)?.total_num_tokens() < TOKENS_PER_STATS_THREAD)
+        })?;
+        if workers == 1 || !all_small {
+            return segments.iter().map(|seg| Self::compute(seg, field, threads)).collect();
+        }
+        // Worker w takes segments w, w + workers, …
+        let parts = in_parallel(
+            "BM25 statistics",
+            (0..workers).map(|w| {
+                move || {
+                    segments
+                        .iter()
+                        .skip(w)
+                        .step_by(workers)
+                        .map(|seg| Self::compute(seg, field, 1))
+                        .collect::<Result<Vec<_>>>()
+                }
+            }),
+        )?;
+        let mut parts: Vec<_> = parts.into_iter().map(Vec::into_iter).collect();
+        Ok((0..segments.len()).filter_map(|i| parts[i % workers].next()).collect())
+    }
+
+    /// Decode the segment's postings of `field` to compute its statistics, on up to `threads`
+    /// threads (one per [`TOKENS_PER_STATS_THREAD`] tokens of the segment): each walks one
+    /// range of the term dictionary, and the terms with more than one block are then shared
+    /// out by their postings.
     pub(crate) fn compute(seg: &SegmentReader, field: Field, threads: usize) -> Result<Self> {
+        Self::compute_with(seg, field, threads, TOKENS_PER_STATS_THREAD)
+    }
+
+    /// [`Self::compute`] with one thread per `tokens_per_thread` tokens at most.
+    fn compute_with(seg: &SegmentReader, field: Field, threads: usize, tokens_per_thread: u64) -> Result<Self> {
         let inverted = seg.inverted_index(field)?;
-        let threads = threads.max(1);
+        let dict = inverted.terms();
+        let tokens = inverted.total_num_tokens();
+        let threads = threads.clamp(1, 1 + usize::try_from(tokens / tokens_per_thread.max(1)).unwrap_or(usize::MAX));
         let max_doc = seg.max_doc() as usize;
         // Pass 1: lengths (sum of term frequencies per document) and the terms with more than
-        // one block.
-        let parts = std::thread::scope(|s| {
-            let workers: Vec<_> = (0..threads)
-                .map(|t| {
-                    let inverted = &inverted;
-                    s.spawn(move || -> Result<(Vec<u32>, Vec<TermInfo>)> {
-                        let mut lens = vec![0u32; max_doc];
-                        let mut long = Vec::new();
-                        let mut stream = inverted.terms().stream()?;
-                        let mut i = 0usize;
-                        while stream.advance() {
-                            i += 1;
-                            if i % threads != t {
-                                continue;
+        // one block. Thread t walks the terms from the t-th bound (inclusive) to the next.
+        let mut bounds = Vec::with_capacity(threads.saturating_sub(1));
+        let num_terms = dict.num_terms() as u64;
+        for t in 1..threads as u64 {
+            let mut key = Vec::new();
+            if dict.ord_to_term(num_terms * t / threads as u64, &mut key)? {
+                bounds.push(key);
+            }
+        }
+        let parts = in_parallel(
+            "BM25 statistics",
+            (0..=bounds.len()).map(|t| {
+                let (inverted, bounds) = (&inverted, &bounds);
+                move || -> Result<(Vec<u32>, Vec<TermInfo>)> {
+                    let mut lens = vec![0u32; max_doc];
+                    let mut long = Vec::new();
+                    let mut range = inverted.terms().range();
+                    if let Some(from) = t.checked_sub(1).and_then(|f| bounds.get(f)) {
+                        range = range.ge(from);
+                    }
+                    if let Some(to) = bounds.get(t) {
+                        range = range.lt(to);
+                    }
+                    let mut stream = range.without_keys().into_stream()?;
+                    while stream.advance() {
+                        let info = stream.value();
+                        let mut block =
+                            inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                        while !block.docs().is_empty() {
+                            for (&d, &tf) in block.docs().iter().zip(block.freqs()) {
+                                lens[d as usize] += tf;
                             }
-                            let info = stream.value().clone();
-                            let mut block =
-                                inverted.read_block_postings_from_terminfo(&info, IndexRecordOption::WithFreqs)?;
-                            while !block.docs().is_empty() {
-                                for (&d, &tf) in block.docs().iter().zip(block.freqs()) {
-                                    lens[d as usize] += tf;
-                                }
-                                block.advance();
-                            }
-                            if info.doc_freq as usize > BLOCK {
-                                long.push(info);
-                            }
+                            block.advance();
                         }
-                        Ok((lens, long))
-                    })
-                })
-                .collect();
-            workers.into_iter().map(join).collect::<Result<Vec<_>>>()
-        })?;
-        let mut lens = vec![0u32; max_doc];
-        let mut long: Vec<Vec<TermInfo>> = Vec::with_capacity(threads);
+                        if info.doc_freq as usize > BLOCK {
+                            long.push(info.clone());
+                        }
+                    }
+                    Ok((lens, long))
+                }
+            }),
+        )?;
+        let mut parts = parts.into_iter();
+        let (mut lens, mut long) = parts.next().unwrap_or_else(|| (vec![0; max_doc], Vec::new()));
         for (part, l) in parts {
             for (a, b) in lens.iter_mut().zip(part) {
                 *a += b;
             }
-            long.push(l);
+            long.extend(l);
         }
+        // The long terms in `threads` shares of about equal postings.
+        let total: u64 = long.iter().map(|i| u64::from(i.doc_freq)).sum();
+        let mut long_shares: Vec<Vec<TermInfo>> = vec![Vec::new(); threads];
+        let mut seen = 0u64;
+        for info in long {
+            let share = usize::try_from(seen * threads as u64 / total.max(1)).unwrap_or(threads - 1).min(threads - 1);
+            seen += u64::from(info.doc_freq);
+            long_shares[share].push(info);
+        }
+        let long = long_shares;
         // Pass 2: block maxima of the long terms.
         let lens_ref = &lens;
-        let parts = std::thread::scope(|s| {
-            let workers: Vec<_> = long
-                .iter()
-                .map(|infos| {
-                    let inverted = &inverted;
-                    s.spawn(move || -> Result<(Vec<TermBlocks>, Vec<Block>, Vec<Point>)> {
-                        let mut terms = Vec::with_capacity(infos.len());
-                        let mut blocks = Vec::new();
-                        let mut points = Vec::new();
-                        let mut pairs = Vec::with_capacity(BLOCK);
-                        for info in infos {
-                            let first = blocks.len() as u32;
-                            let mut block =
-                                inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
-                            while let Some(&last_doc) = block.docs().last() {
-                                pairs.clear();
-                                pairs.extend(
-                                    block
-                                        .docs()
-                                        .iter()
-                                        .zip(block.freqs())
-                                        .map(|(&d, &tf)| Point { tf, len: lens_ref[d as usize] }),
-                                );
-                                let at = points.len();
-                                front(&mut pairs, &mut points);
-                                blocks.push(Block { last_doc, first: at as u32, count: (points.len() - at) as u32 });
-                                block.advance();
-                            }
-                            terms.push((info.postings_range.start as u64, first, blocks.len() as u32 - first));
+        let parts = in_parallel(
+            "BM25 statistics",
+            long.iter().filter(|infos| !infos.is_empty()).map(|infos| {
+                let inverted = &inverted;
+                move || -> Result<(Vec<TermBlocks>, Vec<Block>, Vec<Point>)> {
+                    let mut terms = Vec::with_capacity(infos.len());
+                    let mut blocks = Vec::new();
+                    let mut points = Vec::new();
+                    let mut pairs = Vec::with_capacity(BLOCK);
+                    for info in infos {
+                        let first = blocks.len() as u32;
+                        let mut block =
+                            inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                        while let Some(&last_doc) = block.docs().last() {
+                            pairs.clear();
+                            pairs.extend(
+                                block
+                                    .docs()
+                                    .iter()
+                                    .zip(block.freqs())
+                                    .map(|(&d, &tf)| Point { tf, len: lens_ref[d as usize] }),
+                            );
+                            let at = points.len();
+                            front(&mut pairs, &mut points);
+                            blocks.push(Block { last_doc, first: at as u32, count: (points.len() - at) as u32 });
+                            block.advance();
                         }
-                        Ok((terms, blocks, points))
-                    })
-                })
-                .collect();
-            workers.into_iter().map(join).collect::<Result<Vec<_>>>()
-        })?;
+                        terms.push((info.postings_range.start as u64, first, blocks.len() as u32 - first));
+                    }
+                    Ok((terms, blocks, points))
+                }
+            }),
+        )?;
         let mut terms = Vec::new();
         let mut blocks = Vec::new();
         let mut points = Vec::new();
@@ -209,8 +270,8 @@ impl SegmentStats {
         self.points.get(block.first as usize..(block.first + block.count) as usize).unwrap_or(&[])
     }
 
-    pub(crate) fn write(&self, path: &Path) -> Result<()> {
-        let mut out = BufWriter::new(fs_err::File::create(path)?);
+    /// Write the statistics file's bytes to `out` (buffered by the caller).
+    pub(crate) fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
         out.write_all(MAGIC)?;
         for n in [self.lens.len(), self.terms.len(), self.blocks.len(), self.points.len()] {
             out.write_all(&(n as u64).to_le_bytes())?;
@@ -233,7 +294,6 @@ impl SegmentStats {
                 out.write_all(&v.to_le_bytes())?;
             }
         }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         Ok(())
     }
 
@@ -293,13 +353,6 @@ impl SegmentStats {
     }
 }
 
-/// The result of a worker thread (a panic becomes an internal error).
-fn join<T>(h: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
-    h.join().unwrap_or_else(|_| {
-        Err(Error::Tantivy(tantivy::TantivyError::InternalError("BM25 statistics thread panicked".into())))
-    })
-}
-
 /// Little-endian cursor over a byte slice.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -329,6 +382,71 @@ mod tests {
 
     fn pt(tf: u32, len: u32) -> Point {
         Point { tf, len }
+    }
+
+    /// Document i: "common" 1 + i % 3 times, "half{i % 2}", and "t{i % 50}" (600 documents: two
+    /// terms with several blocks, many with one).
+    fn doc_text(i: u32) -> String {
+        let mut words = vec!["common"; 1 + (i % 3) as usize];
+        let (half, tail) = (format!("half{}", i % 2), format!("t{}", i % 50));
+        words.extend([half.as_str(), tail.as_str()]);
+        words.join(" ")
+    }
+
+    /// An index of documents `0..docs`, one segment per `per_segment` documents.
+    fn index_of(docs: u32, per_segment: u32) -> (tantivy::Index, Field) {
+        use tantivy::schema::{Schema, TextFieldIndexing, TextOptions};
+        let mut b = Schema::builder();
+        let indexing =
+            TextFieldIndexing::default().set_tokenizer("whitespace").set_index_option(IndexRecordOption::WithFreqs);
+        let text = b.add_text_field("text", TextOptions::default().set_indexing_options(indexing));
+        let index = tantivy::Index::create_in_ram(b.build());
+        let mut writer: tantivy::IndexWriter = index.writer_with_num_threads(1, 15_000_000).expect("writer");
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        for i in 0..docs {
+            writer.add_document(tantivy::doc!(text => doc_text(i))).expect("add");
+            if (i + 1) % per_segment == 0 {
+                writer.commit().expect("commit");
+            }
+        }
+        writer.commit().expect("commit");
+        (index, text)
+    }
+
+    /// The lengths are the documents' token counts, and the statistics are the same whether the
+    /// dictionary is walked by one thread or split into ranges over two or three.
+    #[test]
+    fn statistics_by_hand_and_alike_on_one_or_several_threads() {
+        let (index, text) = index_of(600, 600);
+        let searcher = index.reader().expect("reader").searcher();
+        let seg = &searcher.segment_readers()[0];
+        let one = SegmentStats::compute_with(seg, text, 1, u64::MAX).expect("one thread");
+        // "common" 1–3 times, then two more words.
+        let expected: Vec<u32> = (0..600).map(|i| 1 + i % 3 + 2).collect();
+        assert_eq!(one.lens, expected);
+        // "common" (600 documents) and "half0" / "half1" (300 each) have more than one block.
+        assert_eq!(one.terms.len(), 3);
+        assert_eq!(one.blocks.len(), 5 + 3 + 3);
+        // 2,400 tokens: three threads, then two.
+        for tokens_per_thread in [1, 2000] {
+            let split = SegmentStats::compute_with(seg, text, 3, tokens_per_thread).expect("three threads");
+            assert_eq!(split, one, "one thread per {tokens_per_thread} tokens");
+        }
+        let all = SegmentStats::compute_all(searcher.segment_readers(), text, 2).expect("all");
+        assert_eq!(all, vec![one]);
+    }
+
+    /// Small segments are computed side by side, and each comes back in its place.
+    #[test]
+    fn small_segments_side_by_side_in_order() {
+        let (index, text) = index_of(900, 300);
+        let searcher = index.reader().expect("reader").searcher();
+        let segments = searcher.segment_readers();
+        assert_eq!(segments.len(), 3);
+        let each: Vec<SegmentStats> =
+            segments.iter().map(|s| SegmentStats::compute(s, text, 1).expect("one")).collect();
+        assert_eq!(SegmentStats::compute_all(segments, text, 2).expect("all"), each);
+        assert_eq!(SegmentStats::compute_all(segments, text, 8).expect("all"), each);
     }
 
     #[test]

@@ -11,6 +11,12 @@
 //! once per segment file it opens) are kept in memory until [`DeferredSync::sync_all`]: writing
 //! each version to a new file and renaming it over the old one cost a file creation and an
 //! inode release per version, about 1 ms of a 6 ms small build.
+//!
+//! Each file's write-back to the disk is started as soon as it is finished
+//! ([`start_writeback`]), so that by the final sync its data is on its way and the sync mostly
+//! waits: a small route's nine files, synced one after the other without it, took about 2 ms of
+//! a 4.4 ms build; with it 1.1 ms. (Syncing each file on a background thread as soon as it was
+//! finished measured slower, 4.1–4.3 ms against 3.4–3.6 for the whole build.)
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -67,7 +73,9 @@ impl DeferredSync {
     pub(crate) fn sync_all(&self) -> io::Result<()> {
         let pending = std::mem::take(&mut *self.pending());
         for (rel, data) in &pending {
-            fs_err::write(self.root.join(rel), data)?;
+            let mut file = fs_err::File::create(self.root.join(rel))?;
+            file.write_all(data)?;
+            start_writeback(file.file());
             self.written().insert(rel.clone());
         }
         let files: Vec<PathBuf> = self.written().iter().cloned().collect();
@@ -83,7 +91,22 @@ impl DeferredSync {
     }
 }
 
-/// A file written as is: terminating it flushes but does not sync.
+/// Start writing `file`'s dirty pages to the disk without waiting (Linux's
+/// `sync_file_range(SYNC_FILE_RANGE_WRITE)`), so that a later sync of it has less to wait for.
+/// Only a hint: it does not make the file durable, and a failure is left to that sync.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn start_writeback(file: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is `file`'s, open for the whole call, and the call reads and writes
+    // no memory of ours (offset 0 and length 0 mean the whole file).
+    let _ = unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_: &std::fs::File) {}
+
+/// A file written as is: terminating it flushes and starts its write-back but does not sync.
 struct Unsynced(std::fs::File);
 
 impl Write for Unsynced {
@@ -98,7 +121,9 @@ impl Write for Unsynced {
 
 impl TerminatingWrite for Unsynced {
     fn terminate_ref(&mut self, _: AntiCallToken) -> io::Result<()> {
-        self.0.flush()
+        self.0.flush()?;
+        start_writeback(&self.0);
+        Ok(())
     }
 }
 

@@ -50,8 +50,9 @@ pub struct BuildOptions {
     pub dense: DenseParams,
     /// Indexing threads (≥ 1).
     pub threads: usize,
-    /// Text bytes of a route up to which each BM25 index is written by one thread into one
-    /// segment ([`DEFAULT_SMALL_BUILD_BYTES`]; 0: always with `threads` writer threads).
+    /// Text bytes of a route up to which each BM25 index holds its units and writes them at the
+    /// end, one segment per thread ([`DEFAULT_SMALL_BUILD_BYTES`]; 0: always with tantivy's
+    /// `threads` writer threads as the units are read).
     pub small_build_bytes: usize,
     /// Replace an existing index even when it is up to date or built differently.
     pub rebuild: bool,

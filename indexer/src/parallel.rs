@@ -1,0 +1,48 @@
+//! Running a few pieces of work at once on scoped threads: the BM25 build's segment writers and
+//! statistics passes, where each piece is a large share of the work (one per thread), so a thread
+//! pool would save nothing but the spawns, and the last piece runs on the calling thread.
+
+use crate::{Error, Result};
+
+/// Run `works` at once, all but the last on threads of their own and the last on this one, and
+/// return their results in order (a panic becomes an internal error naming `what`).
+pub(crate) fn in_parallel<T: Send, F: FnOnce() -> Result<T> + Send>(
+    what: &str,
+    works: impl IntoIterator<Item = F>,
+) -> Result<Vec<T>> {
+    let mut works: Vec<F> = works.into_iter().collect();
+    let Some(last) = works.pop() else { return Ok(Vec::new()) };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = works.into_iter().map(|w| s.spawn(w)).collect();
+        let last = last();
+        let mut out = handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::Tantivy(tantivy::TantivyError::InternalError(format!("{what} thread panicked"))))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        out.push(last?);
+        Ok(out)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_in_order_and_errors_and_panics_reported() {
+        let squares = in_parallel("test", (0..5u64).map(|i| move || Ok(i * i))).expect("works");
+        assert_eq!(squares, vec![0, 1, 4, 9, 16]);
+        assert!(in_parallel("test", std::iter::empty::<fn() -> Result<u8>>()).expect("none").is_empty());
+        let fail: fn() -> Result<u8> = || Err(Error::Tantivy(tantivy::TantivyError::InternalError("x".into())));
+        let one: fn() -> Result<u8> = || Ok(1);
+        assert!(in_parallel("test", [fail, one]).is_err());
+        assert!(in_parallel("test", [one, fail]).is_err());
+        let boom: fn() -> Result<u8> = || panic!("boom");
+        let panicked = in_parallel("stats", [boom, one]);
+        assert!(format!("{:?}", panicked.expect_err("panic")).contains("stats thread panicked"));
+    }
+}
