@@ -93,7 +93,9 @@ fn register(index: &Index, analyzer: Analyzer) {
 pub const DEFAULT_SMALL_BUILD_BYTES: usize = 64 << 20;
 
 /// Text bytes per segment, at least, of a build written by [`Bm25Writer::write_segments`]: below,
-/// a second thread and segment cost more than they save.
+/// a second thread and segment cost more than they save (finance_zh_rules' 47 kB in two
+/// segments: build 0.77–1.00× FTS5's and query p95 15–16× faster than FTS5's in three benches,
+/// against 1.01–1.08× and 16–22× in one segment).
 pub const PARALLEL_BUILD_BYTES: usize = 128 << 10;
 
 /// tantivy's index metadata file.
