@@ -103,9 +103,9 @@ pub(crate) fn stats_path(index_dir: &Path, seg: &SegmentReader) -> PathBuf {
 }
 
 impl SegmentStats {
-    /// The statistics of every segment, on up to `threads` threads: segments too small for a
-    /// thread each ([`TOKENS_PER_STATS_THREAD`]) side by side, one thread each; otherwise one
-    /// after the other, each on several.
+    /// The statistics of every segment, on up to `threads` threads: when no segment is large
+    /// enough to be split over threads ([`TOKENS_PER_STATS_THREAD`]), the segments side by side,
+    /// one thread each; otherwise one after the other, each on up to `threads`.
     pub(crate) fn compute_all(segments: &[SegmentReader], field: Field, threads: usize) -> Result<Vec<Self>> {
         let workers = threads.clamp(1, segments.len().max(1));
         let all_small = segments.iter().try_fold(true, |small, seg| {
@@ -198,21 +198,19 @@ impl SegmentStats {
             }
             long.extend(l);
         }
-        // The long terms in `threads` shares of about equal postings.
+        // Pass 2: block maxima of the long terms, in `threads` shares of about equal postings.
         let total: u64 = long.iter().map(|i| u64::from(i.doc_freq)).sum();
-        let mut long_shares: Vec<Vec<TermInfo>> = vec![Vec::new(); threads];
+        let mut shares: Vec<Vec<TermInfo>> = vec![Vec::new(); threads];
         let mut seen = 0u64;
         for info in long {
             let share = usize::try_from(seen * threads as u64 / total.max(1)).unwrap_or(threads - 1).min(threads - 1);
             seen += u64::from(info.doc_freq);
-            long_shares[share].push(info);
+            shares[share].push(info);
         }
-        let long = long_shares;
-        // Pass 2: block maxima of the long terms.
         let lens_ref = &lens;
         let parts = in_parallel(
             "BM25 statistics",
-            long.iter().filter(|infos| !infos.is_empty()).map(|infos| {
+            shares.iter().filter(|infos| !infos.is_empty()).map(|infos| {
                 let inverted = &inverted;
                 move || -> Result<(Vec<TermBlocks>, Vec<Block>, Vec<Point>)> {
                     let mut terms = Vec::with_capacity(infos.len());
