@@ -614,17 +614,7 @@ impl Bm25Weight {
                 }
                 Ok((top.heap.into_iter().map(|e| e.0).collect(), stats))
             };
-            // The first run on this thread, the others on threads of their own.
-            let results = std::thread::scope(|s| {
-                let workers: Vec<_> = runs[1..].iter().map(|run| s.spawn(move || search(run))).collect();
-                let mut results = vec![search(&runs[0])];
-                results.extend(workers.into_iter().map(|w| {
-                    w.join().unwrap_or_else(|_| {
-                        Err(tantivy::TantivyError::InternalError("BM25 search thread panicked".into()))
-                    })
-                }));
-                results.into_iter().collect::<tantivy::Result<Vec<_>>>()
-            })?;
+            let results = crate::parallel::in_parallel("BM25 search", runs.iter().map(|run| move || search(run)))?;
             for (part, part_stats) in results {
                 entries.extend(part);
                 stats.add(&part_stats);

@@ -1,15 +1,16 @@
 //! Running a few pieces of work at once on scoped threads: the BM25 build's segment writers and
-//! statistics passes, where each piece is a large share of the work (one per thread), so a thread
-//! pool would save nothing but the spawns, and the last piece runs on the calling thread.
+//! statistics passes, and a large BM25 query's runs of documents, where each piece is a large
+//! share of the work (one per thread), so a thread pool would save nothing but the spawns, and
+//! the last piece runs on the calling thread.
 
-use crate::{Error, Result};
+use tantivy::TantivyError;
 
 /// Run `works` at once, all but the last on threads of their own and the last on this one, and
 /// return their results in order (a panic becomes an internal error naming `what`).
-pub(crate) fn in_parallel<T: Send, F: FnOnce() -> Result<T> + Send>(
+pub(crate) fn in_parallel<T: Send, E: From<TantivyError> + Send, F: FnOnce() -> Result<T, E> + Send>(
     what: &str,
     works: impl IntoIterator<Item = F>,
-) -> Result<Vec<T>> {
+) -> Result<Vec<T>, E> {
     let mut works: Vec<F> = works.into_iter().collect();
     let Some(last) = works.pop() else { return Ok(Vec::new()) };
     std::thread::scope(|s| {
@@ -18,11 +19,9 @@ pub(crate) fn in_parallel<T: Send, F: FnOnce() -> Result<T> + Send>(
         let mut out = handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::Tantivy(tantivy::TantivyError::InternalError(format!("{what} thread panicked"))))
-                })
+                h.join().unwrap_or_else(|_| Err(TantivyError::InternalError(format!("{what} thread panicked")).into()))
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>, E>>()?;
         out.push(last?);
         Ok(out)
     })
@@ -31,13 +30,14 @@ pub(crate) fn in_parallel<T: Send, F: FnOnce() -> Result<T> + Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Error, Result};
 
     #[test]
     fn results_in_order_and_errors_and_panics_reported() {
-        let squares = in_parallel("test", (0..5u64).map(|i| move || Ok(i * i))).expect("works");
+        let squares = in_parallel("test", (0..5u64).map(|i| move || Ok::<u64, Error>(i * i))).expect("works");
         assert_eq!(squares, vec![0, 1, 4, 9, 16]);
         assert!(in_parallel("test", std::iter::empty::<fn() -> Result<u8>>()).expect("none").is_empty());
-        let fail: fn() -> Result<u8> = || Err(Error::Tantivy(tantivy::TantivyError::InternalError("x".into())));
+        let fail: fn() -> Result<u8> = || Err(Error::Tantivy(TantivyError::InternalError("x".into())));
         let one: fn() -> Result<u8> = || Ok(1);
         assert!(in_parallel("test", [fail, one]).is_err());
         assert!(in_parallel("test", [one, fail]).is_err());
