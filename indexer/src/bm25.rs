@@ -118,10 +118,16 @@ fn small_build_budget(text_bytes: usize) -> usize {
 enum Sink {
     /// Held until their text passes the small-build limit (then handed to the threaded writer),
     /// or written by [`Bm25Writer::write_segments`] at [`Bm25Writer::finish`], with each one's
-    /// text bytes.
-    Small { docs: Vec<TantivyDocument>, bytes: Vec<usize> },
+    /// text bytes and their sum.
+    Small { docs: Vec<TantivyDocument>, bytes: Vec<usize>, total: usize },
     /// Boxed: the writer is several times the size of the other variant.
     Threaded(Box<tantivy::IndexWriter<TantivyDocument>>),
+}
+
+impl Default for Sink {
+    fn default() -> Self {
+        Sink::Small { docs: Vec::new(), bytes: Vec::new(), total: 0 }
+    }
 }
 
 /// Writes a BM25 index for one analyzer into a staging folder, syncing its files once at the
@@ -135,8 +141,6 @@ pub struct Bm25Writer {
     directory: DeferredSync,
     threads: usize,
     small_build_bytes: usize,
-    /// Text bytes held by [`Sink::Small`].
-    small_bytes: usize,
 }
 
 impl std::fmt::Debug for Bm25Writer {
@@ -153,7 +157,7 @@ impl Bm25Writer {
         let (schema, fields) = schema(analyzer);
         let directory = DeferredSync::open(dir).map_err(tantivy::TantivyError::from)?;
         Ok(Self {
-            sink: Sink::Small { docs: Vec::new(), bytes: Vec::new() },
+            sink: Sink::default(),
             schema,
             analyzer,
             fields,
@@ -161,7 +165,6 @@ impl Bm25Writer {
             directory,
             threads: threads.clamp(1, 8),
             small_build_bytes,
-            small_bytes: 0,
         })
     }
 
@@ -189,11 +192,11 @@ impl Bm25Writer {
             Sink::Threaded(writer) => {
                 writer.add_document(doc)?;
             }
-            Sink::Small { docs, bytes } => {
+            Sink::Small { docs, bytes, total } => {
                 docs.push(doc);
                 bytes.push(unit.text.len());
-                self.small_bytes += unit.text.len();
-                if self.small_bytes > self.small_build_bytes {
+                *total += unit.text.len();
+                if *total > self.small_build_bytes {
                     let docs = std::mem::take(docs);
                     let threads = self.threads;
                     let writer = self
@@ -209,16 +212,15 @@ impl Bm25Writer {
         Ok(())
     }
 
-    /// Write the held documents (`bytes`: each one's text bytes) as one segment per
-    /// [`PARALLEL_BUILD_BYTES`] of text, at most one per thread, each written by a thread of its
-    /// own (the last on this one), and the index's `meta.json` listing them.
+    /// Write the held documents (`bytes`: each one's text bytes, `total` their sum) as one
+    /// segment per [`PARALLEL_BUILD_BYTES`] of text, at most one per thread, each written by a
+    /// thread of its own (the last on this one), and the index's `meta.json` listing them.
     ///
     /// tantivy's threaded `IndexWriter` would do the same with a queue, a commit and a term table
     /// of at least 2^19 slots per thread (its 15 MB budget floor); its `SingleSegmentIndexWriter`
     /// writes one segment on one thread.
-    fn write_segments(&self, docs: Vec<TantivyDocument>, bytes: &[usize]) -> Result<()> {
+    fn write_segments(&self, docs: Vec<TantivyDocument>, bytes: &[usize], total: usize) -> Result<()> {
         let index = self.create_index()?;
-        let total: usize = bytes.iter().sum();
         let parts = self.threads.min(1 + total / PARALLEL_BUILD_BYTES);
         // Contiguous shares of about equal text: (documents, text bytes).
         let mut share_of = Vec::with_capacity(bytes.len());
@@ -271,13 +273,13 @@ impl Bm25Writer {
     /// Commit (a small build: write its segments), wait for merges, write every segment's
     /// statistics, then sync every file of the index.
     pub fn finish(mut self) -> Result<()> {
-        match std::mem::replace(&mut self.sink, Sink::Small { docs: Vec::new(), bytes: Vec::new() }) {
+        match std::mem::take(&mut self.sink) {
             Sink::Threaded(mut writer) => {
                 writer.commit()?;
                 writer.wait_merging_threads()?;
             }
             // With no units, an index without segments (as the threaded writer commits it).
-            Sink::Small { docs, bytes } => self.write_segments(docs, &bytes)?,
+            Sink::Small { docs, bytes, total } => self.write_segments(docs, &bytes, total)?,
         }
         let index = Index::open(self.directory.clone())?;
         let searcher = manual_reader(&index)?.searcher();
