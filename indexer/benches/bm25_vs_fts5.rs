@@ -37,7 +37,8 @@
 //!
 //! Build times: a build shorter than [`REPEAT_BUILDS_UNDER_S`] is repeated, from scratch each
 //! time, until [`BUILD_RUNS`] runs, and the median is reported, for our index and for FTS5 alike
-//! (one run of a few milliseconds varies by half from run to run).
+//! (one run of a few milliseconds varies by half from run to run). Our builds and FTS5's take
+//! turns, so a slower spell of the machine (seconds long on this shared VM) weighs on both.
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -64,15 +65,28 @@ const REPEAT_BUILDS_UNDER_S: f64 = 1.0;
 /// Runs of a repeated build; the median is reported.
 const BUILD_RUNS: usize = 7;
 
-/// The median time of `build` (which returns its own time in seconds), repeated while a run is
-/// shorter than [`REPEAT_BUILDS_UNDER_S`].
-fn median_build(mut build: impl FnMut() -> f64) -> f64 {
-    let mut times = vec![build()];
-    while times[0] < REPEAT_BUILDS_UNDER_S && times.len() < BUILD_RUNS {
-        times.push(build());
+/// The median times of `builds` (each returns its own time in seconds; `None`: not run, NaN),
+/// each repeated while its first run was shorter than [`REPEAT_BUILDS_UNDER_S`], until
+/// [`BUILD_RUNS`] runs, the builds taking turns.
+fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N]) -> [f64; N] {
+    let mut times: [Vec<f64>; N] = std::array::from_fn(|_| Vec::new());
+    loop {
+        let mut ran = false;
+        for (build, times) in builds.iter_mut().zip(&mut times) {
+            let Some(build) = build else { continue };
+            if times.is_empty() || (times[0] < REPEAT_BUILDS_UNDER_S && times.len() < BUILD_RUNS) {
+                times.push(build());
+                ran = true;
+            }
+        }
+        if !ran {
+            break;
+        }
     }
-    times.sort_by(f64::total_cmp);
-    percentile(&times, 0.5)
+    times.map(|mut t| {
+        t.sort_by(f64::total_cmp);
+        percentile(&t, 0.5)
+    })
 }
 
 /// Linearly interpolated percentile (numpy's default) of sorted values; NaN when empty.
@@ -122,70 +136,72 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     let done = ours_dir.join("bench-complete");
 
     // tantivy + our BM25 (k1 1.2, b 0.75, FTS5 idf: the same ranking function).
-    let ours_build = if kept.is_some() && done.is_file() {
-        f64::NAN
-    } else {
-        let small = std::env::var("ANSER_BENCH_SMALL_BUILD_BYTES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(anser_indexer::DEFAULT_SMALL_BUILD_BYTES);
+    let reuse = kept.is_some() && done.is_file();
+    let small = std::env::var("ANSER_BENCH_SMALL_BUILD_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(anser_indexer::DEFAULT_SMALL_BUILD_BYTES);
+    let mut ours_build = || {
         // Read the units before the clock starts, as for FTS5 (they are loaded lazily).
         let all = units();
-        let build = median_build(|| {
-            if ours_dir.exists() {
-                fs_err::remove_dir_all(&ours_dir).expect("remove a partial or earlier index");
-            }
-            fs_err::create_dir_all(&ours_dir).expect("mkdir");
-            let t0 = Instant::now();
-            let mut w = Bm25Writer::create(&ours_dir, analyzer, threads, small).expect("writer");
-            for u in all {
-                w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
-            }
-            w.finish().expect("commit");
-            t0.elapsed().as_secs_f64()
-        });
-        fs_err::write(&done, b"").expect("marker");
-        build
+        if ours_dir.exists() {
+            fs_err::remove_dir_all(&ours_dir).expect("remove a partial or earlier index");
+        }
+        fs_err::create_dir_all(&ours_dir).expect("mkdir");
+        let t0 = Instant::now();
+        let mut w = Bm25Writer::create(&ours_dir, analyzer, threads, small).expect("writer");
+        for u in all {
+            w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
+        }
+        w.finish().expect("commit");
+        t0.elapsed().as_secs_f64()
     };
-    let ours_size = dir_size(&ours_dir);
-    let index = Bm25Index::open(&ours_dir, analyzer).expect("open");
-    let params = Bm25Params::new(1.2, 0.75, anser_indexer::Idf::Fts5).expect("params");
 
     // SQLite FTS5, the official baseline's scheme (skipped with ANSER_BENCH_SKIP_FTS5=1, to
     // iterate on our side alone).
     let profile = env_flag("ANSER_BENCH_PROFILE");
-    let fts = (!env_flag("ANSER_BENCH_SKIP_FTS5") && !profile).then(|| {
-        let fts_path = tmp.path().join("fts5.sqlite");
-        let mut tokens = Tokens::new(analyzer);
-        let build_fts = |tokens: &mut Tokens| {
-            if fts_path.exists() {
-                fs_err::remove_file(&fts_path).expect("remove the earlier FTS5 build");
+    let with_fts = !env_flag("ANSER_BENCH_SKIP_FTS5") && !profile;
+    let fts_path = tmp.path().join("fts5.sqlite");
+    let mut tokens = Tokens::new(analyzer);
+    let mut conn = None;
+    let mut fts_build = || {
+        // The earlier run's database is closed before its file is replaced.
+        drop(conn.take());
+        if fts_path.exists() {
+            fs_err::remove_file(&fts_path).expect("remove the earlier FTS5 build");
+        }
+        let all = units();
+        let t0 = Instant::now();
+        let c = rusqlite::Connection::open(&fts_path).expect("sqlite");
+        c.execute_batch("CREATE VIRTUAL TABLE u USING fts5(terms, content='', tokenize='unicode61'); BEGIN;")
+            .expect("fts5");
+        {
+            let mut ins = c.prepare("INSERT INTO u(rowid, terms) VALUES (?1, ?2)").expect("prepare");
+            for u in all {
+                ins.execute((i64::from(u.ord) + 1, tokens.terms(&u.text).join(" "))).expect("insert");
             }
-            let t0 = Instant::now();
-            let conn = rusqlite::Connection::open(&fts_path).expect("sqlite");
-            conn.execute_batch("CREATE VIRTUAL TABLE u USING fts5(terms, content='', tokenize='unicode61'); BEGIN;")
-                .expect("fts5");
-            {
-                let mut ins = conn.prepare("INSERT INTO u(rowid, terms) VALUES (?1, ?2)").expect("prepare");
-                for u in units() {
-                    ins.execute((i64::from(u.ord) + 1, tokens.terms(&u.text).join(" "))).expect("insert");
-                }
-            }
-            conn.execute_batch("COMMIT;").expect("commit");
-            (conn, t0.elapsed().as_secs_f64())
-        };
-        let mut conn = None;
-        let build = median_build(|| {
-            // The earlier run's database is closed before its file is replaced.
-            drop(conn.take());
-            let (c, time) = build_fts(&mut tokens);
-            conn = Some(c);
-            time
-        });
-        let conn = conn.expect("at least one FTS5 build");
+        }
+        c.execute_batch("COMMIT;").expect("commit");
+        let time = t0.elapsed().as_secs_f64();
+        conn = Some(c);
+        time
+    };
+    // Taking turns, so that a drift of the machine's speed over a few seconds (a shared VM's)
+    // weighs on both alike.
+    let [ours_build, fts_build] = median_builds([
+        (!reuse).then_some(&mut ours_build as &mut dyn FnMut() -> f64),
+        with_fts.then_some(&mut fts_build as &mut dyn FnMut() -> f64),
+    ]);
+    if !reuse {
+        fs_err::write(&done, b"").expect("marker");
+    }
+    let fts = conn.map(|c| {
         let size = fs_err::metadata(&fts_path).map_or(0, |m| m.len());
-        (conn, build, size)
+        (c, fts_build, size)
     });
+    let ours_size = dir_size(&ours_dir);
+    let index = Bm25Index::open(&ours_dir, analyzer).expect("open");
+    let params = Bm25Params::new(1.2, 0.75, anser_indexer::Idf::Fts5).expect("params");
 
     let (mut ours, mut exhaustive, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
     let (mut postings, mut scored) = (0u64, 0u64);

@@ -36,6 +36,7 @@ use crate::{
     bm25_stats::{SegmentStats, stats_file, stats_path},
     deferred_sync::DeferredSync,
     filter::{UnitAttrs, UnitFilter},
+    token_count,
     units::Unit,
 };
 
@@ -74,10 +75,6 @@ fn schema(analyzer: Analyzer) -> (Schema, Fields) {
 /// starts a thread that polls `meta.json`.
 fn manual_reader(index: &Index) -> Result<tantivy::IndexReader> {
     Ok(index.reader_builder().reload_policy(tantivy::ReloadPolicy::Manual).try_into()?)
-}
-
-fn register(index: &Index, analyzer: Analyzer) {
-    index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
 }
 
 /// Text bytes up to which a BM25 build holds its documents and writes them at the end with its
@@ -168,11 +165,14 @@ impl Bm25Writer {
         })
     }
 
-    fn create_index(&self) -> Result<Index> {
+    /// The index, its analyzer counting the tokens of each document ([`crate::token_count`]) when
+    /// `counted` (for [`Self::write_segments`], which indexes each document on a thread it knows).
+    fn create_index(&self, counted: bool) -> Result<Index> {
         // No field is stored, so the document store is empty: no thread of its own to compress it.
         let settings = IndexSettings { docstore_compress_dedicated_thread: false, ..IndexSettings::default() };
         let index = Index::create(self.directory.clone(), self.schema.clone(), settings)?;
-        register(&index, self.analyzer);
+        let chain = if counted { self.analyzer.counting_text_analyzer() } else { self.analyzer.text_analyzer() };
+        index.tokenizers().register(self.analyzer.as_str(), chain);
         Ok(index)
     }
 
@@ -200,7 +200,7 @@ impl Bm25Writer {
                     let docs = std::mem::take(docs);
                     let threads = self.threads;
                     let writer = self
-                        .create_index()?
+                        .create_index(false)?
                         .writer_with_num_threads(threads, threads * DEFAULT_WRITER_MEMORY_PER_THREAD)?;
                     for doc in docs {
                         writer.add_document(doc)?;
@@ -215,12 +215,18 @@ impl Bm25Writer {
     /// Write the held documents (`bytes`: each one's text bytes, `total` their sum) as one
     /// segment per [`PARALLEL_BUILD_BYTES`] of text, at most one per thread, each written by a
     /// thread of its own (the last on this one), and the index's `meta.json` listing them.
+    /// Returns each segment's id and its documents' lengths, counted as they were indexed.
     ///
     /// tantivy's threaded `IndexWriter` would do the same with a queue, a commit and a term table
     /// of at least 2^19 slots per thread (its 15 MB budget floor); its `SingleSegmentIndexWriter`
     /// writes one segment on one thread.
-    fn write_segments(&self, docs: Vec<TantivyDocument>, bytes: &[usize], total: usize) -> Result<()> {
-        let index = self.create_index()?;
+    fn write_segments(
+        &self,
+        docs: Vec<TantivyDocument>,
+        bytes: &[usize],
+        total: usize,
+    ) -> Result<Vec<(tantivy::index::SegmentId, Vec<u32>)>> {
+        let index = self.create_index(true)?;
         let parts = self.threads.min(1 + total / PARALLEL_BUILD_BYTES);
         // Contiguous shares of about equal text: (documents, text bytes).
         let mut share_of = Vec::with_capacity(bytes.len());
@@ -238,23 +244,29 @@ impl Bm25Writer {
         for (doc, share) in docs.into_iter().zip(share_of) {
             shares[share].0.push(doc);
         }
-        let metas = crate::parallel::in_parallel(
+        let written = crate::parallel::in_parallel(
             "BM25 segment writer",
             shares.into_iter().filter(|(d, _)| !d.is_empty()).map(|(docs, b)| {
                 let index = &index;
-                move || -> Result<tantivy::SegmentMeta> {
+                move || -> Result<(tantivy::SegmentMeta, Vec<u32>)> {
                     let segment = index.new_segment();
                     let mut writer =
                         tantivy::indexer::SegmentWriter::for_segment(small_build_budget(b), segment.clone())?;
+                    let mut lens = Vec::with_capacity(docs.len());
+                    token_count::take();
                     for (opstamp, document) in (0u64..).zip(docs) {
                         writer.add_document(tantivy::indexer::AddOperation { opstamp, document })?;
+                        lens.push(token_count::take());
                     }
                     let max_doc = writer.max_doc();
                     writer.finalize()?;
-                    Ok(segment.with_max_doc(max_doc).meta().clone())
+                    Ok((segment.with_max_doc(max_doc).meta().clone(), lens))
                 }
             }),
         )?;
+        let (metas, lens): (Vec<_>, Vec<_>) = written.into_iter().unzip();
+        let ids = metas.iter().map(tantivy::SegmentMeta::id);
+        let lens = ids.zip(lens).collect();
         let meta = tantivy::IndexMeta {
             index_settings: index.settings().clone(),
             persisted_custom_extensions: Vec::new(),
@@ -267,24 +279,33 @@ impl Bm25Writer {
         let mut json = serde_json::to_vec_pretty(&meta).map_err(tantivy::TantivyError::from)?;
         json.push(b'\n');
         index.directory().atomic_write(Path::new(META_FILE), &json)?;
-        Ok(())
+        Ok(lens)
     }
 
     /// Commit (a small build: write its segments), wait for merges, write every segment's
     /// statistics, then sync every file of the index.
     pub fn finish(mut self) -> Result<()> {
-        match std::mem::take(&mut self.sink) {
+        let mut counted = match std::mem::take(&mut self.sink) {
             Sink::Threaded(mut writer) => {
                 writer.commit()?;
                 writer.wait_merging_threads()?;
+                Vec::new()
             }
             // With no units, an index without segments (as the threaded writer commits it).
             Sink::Small { docs, bytes, total } => self.write_segments(docs, &bytes, total)?,
-        }
+        };
         let index = Index::open(self.directory.clone())?;
         let searcher = manual_reader(&index)?.searcher();
         let segments = searcher.segment_readers();
-        for (seg, stats) in segments.iter().zip(SegmentStats::compute_all(segments, self.fields.text, self.threads)?) {
+        let lens = segments
+            .iter()
+            .map(|seg| {
+                let at = counted.iter().position(|(id, _)| *id == seg.segment_id())?;
+                Some(counted.swap_remove(at).1)
+            })
+            .collect();
+        let all = SegmentStats::compute_all(segments, self.fields.text, self.threads, lens)?;
+        for (seg, stats) in segments.iter().zip(all) {
             let mut out = self.directory.open_write(&stats_file(seg)).map_err(tantivy::TantivyError::from)?;
             stats.write(&mut out)?;
             out.terminate()?;
@@ -329,7 +350,7 @@ impl Bm25Index {
     /// Open the index in `dir`, built with `analyzer`.
     pub fn open(dir: &Path, analyzer: Analyzer) -> Result<Self> {
         let index = Index::open_in_dir(dir)?;
-        register(&index, analyzer);
+        index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
         let (_, fields) = schema(analyzer);
         let searcher = manual_reader(&index)?.searcher();
         let num_docs = searcher.num_docs();
@@ -516,5 +537,56 @@ mod tests {
         let flat = Bm25Params::new(0.9, 0.0, Idf::Lucene).expect("valid");
         // b = 0: length ignored; 1·1·1.9 / (1 + 0.9)
         assert!((flat.term_score(1.0, 1.0, 100.0, 5.0) - 1.0).abs() < 1e-12);
+    }
+
+    /// A small build counts each document's tokens as tantivy indexes them: the lengths it
+    /// writes are the sums of the documents' term frequencies in the postings, for every
+    /// analyzer, one segment or several, with empty documents, repeated terms and a token longer
+    /// than tantivy indexes (which it drops).
+    #[test]
+    fn counted_lengths_are_the_postings_sums() {
+        let long_word = "a".repeat(tantivy::tokenizer::MAX_TOKEN_LEN + 1);
+        let texts: Vec<String> = (0..400)
+            .map(|i| match i % 5 {
+                0 => String::new(),
+                1 => format!("第{i}条 规定 规定 the rules, the RULES; Café {i}"),
+                // Three long words: text enough for a segment per thread.
+                2 if i < 15 => format!("{long_word} 银行间市场 {i} 交易商协会 ok"),
+                2 => format!("银行间市场 {i} 交易商协会 ok"),
+                3 => "—— ，。 ".to_string(),
+                _ => format!("Paragraph {i}: capital ratios of banks and bank holding companies 资本充足率"),
+            })
+            .collect();
+        for analyzer in Analyzer::ALL {
+            for threads in [1, 2] {
+                let tmp = tempfile::tempdir().expect("tmp");
+                let mut writer =
+                    Bm25Writer::create(tmp.path(), analyzer, threads, DEFAULT_SMALL_BUILD_BYTES).expect("writer");
+                for (ord, text) in (0u32..).zip(&texts) {
+                    let unit = Unit {
+                        ord,
+                        kind: "rule".into(),
+                        record_id: ord.to_string(),
+                        chunk: 0,
+                        text: text.clone(),
+                        evidence: Default::default(),
+                        date: Default::default(),
+                    };
+                    writer.add(&unit, &UnitAttrs::default()).expect("add");
+                }
+                writer.finish().expect("finish");
+                let index = Index::open_in_dir(tmp.path()).expect("open");
+                index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
+                let text = index.schema().get_field("text").expect("text field");
+                let searcher = manual_reader(&index).expect("reader").searcher();
+                let segments = searcher.segment_readers();
+                assert_eq!(segments.len(), threads, "{analyzer}, {threads} thread(s)");
+                for seg in segments {
+                    let written = SegmentStats::read(&stats_path(tmp.path(), seg), seg.max_doc()).expect("stats");
+                    let summed = SegmentStats::compute(seg, text, 1, None).expect("summed");
+                    assert_eq!(written, summed, "{analyzer}, {threads} thread(s)");
+                }
+            }
+        }
     }
 }

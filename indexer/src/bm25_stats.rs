@@ -19,15 +19,15 @@
 //! `idf·(k1 + 1)`, and they have so few postings that a loose bound costs little.
 //!
 //! The lengths are the sum of a document's term frequencies over all terms, i.e. the number of
-//! tokens the analyzer produced, so documents can be tokenised on the indexing threads rather
-//! than on the caller's thread just to count them.
+//! tokens tantivy indexed: counted as they were indexed when the build knows the thread each
+//! document was indexed on ([`crate::token_count`]), otherwise summed here from the postings.
 
 use std::{
     io::Write,
     path::{Path, PathBuf},
 };
 
-use tantivy::{SegmentReader, postings::TermInfo, schema::Field, schema::IndexRecordOption};
+use tantivy::{InvertedIndexReader, SegmentReader, postings::TermInfo, schema::Field, schema::IndexRecordOption};
 
 use crate::{Error, Result, parallel::in_parallel};
 
@@ -105,26 +105,33 @@ pub(crate) fn stats_path(index_dir: &Path, seg: &SegmentReader) -> PathBuf {
 impl SegmentStats {
     /// The statistics of every segment, on up to `threads` threads: when no segment is large
     /// enough to be split over threads ([`TOKENS_PER_STATS_THREAD`]), the segments side by side,
-    /// one thread each; otherwise one after the other, each on up to `threads`.
-    pub(crate) fn compute_all(segments: &[SegmentReader], field: Field, threads: usize) -> Result<Vec<Self>> {
+    /// one thread each; otherwise one after the other, each on up to `threads`. `lens` holds the
+    /// segments' document lengths where they were counted while indexing ([`crate::token_count`]),
+    /// `None` where they are to be summed from the postings.
+    pub(crate) fn compute_all(
+        segments: &[SegmentReader],
+        field: Field,
+        threads: usize,
+        lens: Vec<Option<Vec<u32>>>,
+    ) -> Result<Vec<Self>> {
+        let mut work: Vec<_> = segments.iter().zip(lens.into_iter().chain(std::iter::repeat_with(|| None))).collect();
         let workers = threads.clamp(1, segments.len().max(1));
         let all_small = segments.iter().try_fold(true, |small, seg| {
             Ok::<_, Error>(small && seg.inverted_index(field)?.total_num_tokens() < TOKENS_PER_STATS_THREAD)
         })?;
         if workers == 1 || !all_small {
-            return segments.iter().map(|seg| Self::compute(seg, field, threads)).collect();
+            return work.into_iter().map(|(seg, lens)| Self::compute(seg, field, threads, lens)).collect();
         }
         // Worker w takes segments w, w + workers, …
+        let mut shares: Vec<Vec<_>> = (0..workers).map(|_| Vec::new()).collect();
+        for (i, w) in work.drain(..).enumerate() {
+            shares[i % workers].push(w);
+        }
         let parts = in_parallel(
             "BM25 statistics",
-            (0..workers).map(|w| {
+            shares.into_iter().map(|share| {
                 move || {
-                    segments
-                        .iter()
-                        .skip(w)
-                        .step_by(workers)
-                        .map(|seg| Self::compute(seg, field, 1))
-                        .collect::<Result<Vec<_>>>()
+                    share.into_iter().map(|(seg, lens)| Self::compute(seg, field, 1, lens)).collect::<Result<Vec<_>>>()
                 }
             }),
         )?;
@@ -135,69 +142,42 @@ impl SegmentStats {
     /// Decode the segment's postings of `field` to compute its statistics, on up to `threads`
     /// threads (one per [`TOKENS_PER_STATS_THREAD`] tokens of the segment): each walks one
     /// range of the term dictionary, and the terms with more than one block are then shared
-    /// out by their postings.
-    pub(crate) fn compute(seg: &SegmentReader, field: Field, threads: usize) -> Result<Self> {
-        Self::compute_with(seg, field, threads, TOKENS_PER_STATS_THREAD)
+    /// out by their postings. With its document lengths given (`lens`), only the postings of
+    /// the terms with more than one block are decoded.
+    pub(crate) fn compute(seg: &SegmentReader, field: Field, threads: usize, lens: Option<Vec<u32>>) -> Result<Self> {
+        Self::compute_with(seg, field, threads, TOKENS_PER_STATS_THREAD, lens)
     }
 
     /// [`Self::compute`] with one thread per `tokens_per_thread` tokens at most.
-    fn compute_with(seg: &SegmentReader, field: Field, threads: usize, tokens_per_thread: u64) -> Result<Self> {
+    fn compute_with(
+        seg: &SegmentReader,
+        field: Field,
+        threads: usize,
+        tokens_per_thread: u64,
+        lens: Option<Vec<u32>>,
+    ) -> Result<Self> {
         let inverted = seg.inverted_index(field)?;
         let dict = inverted.terms();
         let tokens = inverted.total_num_tokens();
         let threads = threads.clamp(1, 1 + usize::try_from(tokens / tokens_per_thread.max(1)).unwrap_or(usize::MAX));
         let max_doc = seg.max_doc() as usize;
-        // Pass 1: lengths (sum of term frequencies per document) and the terms with more than
-        // one block. Thread t walks the terms from the t-th bound (inclusive) to the next.
-        let mut bounds = Vec::with_capacity(threads.saturating_sub(1));
-        let num_terms = dict.num_terms() as u64;
-        for t in 1..threads as u64 {
-            let mut key = Vec::new();
-            if dict.ord_to_term(num_terms * t / threads as u64, &mut key)? {
-                bounds.push(key);
-            }
-        }
-        let parts = in_parallel(
-            "BM25 statistics",
-            (0..=bounds.len()).map(|t| {
-                let (inverted, bounds) = (&inverted, &bounds);
-                move || -> Result<(Vec<u32>, Vec<TermInfo>)> {
-                    let mut lens = vec![0u32; max_doc];
-                    let mut long = Vec::new();
-                    let mut range = inverted.terms().range();
-                    if let Some(from) = t.checked_sub(1).and_then(|f| bounds.get(f)) {
-                        range = range.ge(from);
+        let (lens, long) = match lens {
+            Some(lens) if lens.len() == max_doc => {
+                let mut long = Vec::new();
+                let mut stream = dict.range().without_keys().into_stream()?;
+                while stream.advance() {
+                    if stream.value().doc_freq as usize > BLOCK {
+                        long.push(stream.value().clone());
                     }
-                    if let Some(to) = bounds.get(t) {
-                        range = range.lt(to);
-                    }
-                    let mut stream = range.without_keys().into_stream()?;
-                    while stream.advance() {
-                        let info = stream.value();
-                        let mut block =
-                            inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
-                        while !block.docs().is_empty() {
-                            for (&d, &tf) in block.docs().iter().zip(block.freqs()) {
-                                lens[d as usize] += tf;
-                            }
-                            block.advance();
-                        }
-                        if info.doc_freq as usize > BLOCK {
-                            long.push(info.clone());
-                        }
-                    }
-                    Ok((lens, long))
                 }
-            }),
-        )?;
-        let mut parts = parts.into_iter();
-        let (mut lens, mut long) = parts.next().unwrap_or_else(|| (vec![0; max_doc], Vec::new()));
-        for (part, l) in parts {
-            for (a, b) in lens.iter_mut().zip(part) {
-                *a += b;
+                (lens, long)
             }
-            long.extend(l);
-        }
+            // Lengths of another segment (a bug) are not used: they are summed from the postings.
+            other => {
+                debug_assert!(other.is_none(), "lengths of {max_doc} documents expected");
+                Self::lens_and_long_terms(&inverted, max_doc, threads)?
+            }
+        };
         // Pass 2: block maxima of the long terms, in `threads` shares of about equal postings.
         let total: u64 = long.iter().map(|i| u64::from(i.doc_freq)).sum();
         let mut shares: Vec<Vec<TermInfo>> = vec![Vec::new(); threads];
@@ -253,6 +233,67 @@ impl SegmentStats {
         }
         terms.sort_unstable_by_key(|t| t.0);
         Ok(Self { lens, terms, blocks, points })
+    }
+
+    /// Pass 1 without counted lengths: the lengths (sum of term frequencies per document) and
+    /// the terms with more than one block, on `threads` threads, thread t walking the terms from
+    /// the t-th bound (inclusive) to the next.
+    fn lens_and_long_terms(
+        inverted: &InvertedIndexReader,
+        max_doc: usize,
+        threads: usize,
+    ) -> Result<(Vec<u32>, Vec<TermInfo>)> {
+        let dict = inverted.terms();
+        let mut bounds = Vec::with_capacity(threads.saturating_sub(1));
+        let num_terms = dict.num_terms() as u64;
+        for t in 1..threads as u64 {
+            let mut key = Vec::new();
+            if dict.ord_to_term(num_terms * t / threads as u64, &mut key)? {
+                bounds.push(key);
+            }
+        }
+        let parts = in_parallel(
+            "BM25 statistics",
+            (0..=bounds.len()).map(|t| {
+                let bounds = &bounds;
+                move || -> Result<(Vec<u32>, Vec<TermInfo>)> {
+                    let mut lens = vec![0u32; max_doc];
+                    let mut long = Vec::new();
+                    let mut range = inverted.terms().range();
+                    if let Some(from) = t.checked_sub(1).and_then(|f| bounds.get(f)) {
+                        range = range.ge(from);
+                    }
+                    if let Some(to) = bounds.get(t) {
+                        range = range.lt(to);
+                    }
+                    let mut stream = range.without_keys().into_stream()?;
+                    while stream.advance() {
+                        let info = stream.value();
+                        let mut block =
+                            inverted.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?;
+                        while !block.docs().is_empty() {
+                            for (&d, &tf) in block.docs().iter().zip(block.freqs()) {
+                                lens[d as usize] += tf;
+                            }
+                            block.advance();
+                        }
+                        if info.doc_freq as usize > BLOCK {
+                            long.push(info.clone());
+                        }
+                    }
+                    Ok((lens, long))
+                }
+            }),
+        )?;
+        let mut parts = parts.into_iter();
+        let (mut lens, mut long) = parts.next().unwrap_or_else(|| (vec![0; max_doc], Vec::new()));
+        for (part, l) in parts {
+            for (a, b) in lens.iter_mut().zip(part) {
+                *a += b;
+            }
+            long.extend(l);
+        }
+        Ok((lens, long))
     }
 
     /// The blocks of the term whose postings start at `postings_start`, when it has more than
@@ -418,7 +459,7 @@ mod tests {
         let (index, text) = index_of(600, 600);
         let searcher = index.reader().expect("reader").searcher();
         let seg = &searcher.segment_readers()[0];
-        let one = SegmentStats::compute_with(seg, text, 1, u64::MAX).expect("one thread");
+        let one = SegmentStats::compute_with(seg, text, 1, u64::MAX, None).expect("one thread");
         // "common" 1–3 times, then two more words.
         let expected: Vec<u32> = (0..600).map(|i| 1 + i % 3 + 2).collect();
         assert_eq!(one.lens, expected);
@@ -427,10 +468,14 @@ mod tests {
         assert_eq!(one.blocks.len(), 5 + 3 + 3);
         // 2,400 tokens: three threads, then two.
         for tokens_per_thread in [1, 2000] {
-            let split = SegmentStats::compute_with(seg, text, 3, tokens_per_thread).expect("three threads");
+            let split = SegmentStats::compute_with(seg, text, 3, tokens_per_thread, None).expect("three threads");
             assert_eq!(split, one, "one thread per {tokens_per_thread} tokens");
         }
-        let all = SegmentStats::compute_all(searcher.segment_readers(), text, 2).expect("all");
+        // Lengths counted while indexing leave only the long terms' postings to decode: the
+        // same statistics.
+        let counted = SegmentStats::compute(seg, text, 1, Some(expected)).expect("counted");
+        assert_eq!(counted, one);
+        let all = SegmentStats::compute_all(searcher.segment_readers(), text, 2, Vec::new()).expect("all");
         assert_eq!(all, vec![one]);
     }
 
@@ -442,9 +487,12 @@ mod tests {
         let segments = searcher.segment_readers();
         assert_eq!(segments.len(), 3);
         let each: Vec<SegmentStats> =
-            segments.iter().map(|s| SegmentStats::compute(s, text, 1).expect("one")).collect();
-        assert_eq!(SegmentStats::compute_all(segments, text, 2).expect("all"), each);
-        assert_eq!(SegmentStats::compute_all(segments, text, 8).expect("all"), each);
+            segments.iter().map(|s| SegmentStats::compute(s, text, 1, None).expect("one")).collect();
+        assert_eq!(SegmentStats::compute_all(segments, text, 2, Vec::new()).expect("all"), each);
+        assert_eq!(SegmentStats::compute_all(segments, text, 8, Vec::new()).expect("all"), each);
+        // The counted lengths go with their own segments.
+        let lens = each.iter().map(|s| Some(s.lens.clone())).collect();
+        assert_eq!(SegmentStats::compute_all(segments, text, 2, lens).expect("counted"), each);
     }
 
     #[test]

@@ -69,25 +69,58 @@ impl DeferredSync {
     }
 
     /// Write the files held in memory, sync every file written through this directory that
-    /// still exists, then the folder.
+    /// still exists, [`SYNC_THREADS`] at a time, then the folder.
     pub(crate) fn sync_all(&self) -> io::Result<()> {
         let pending = std::mem::take(&mut *self.pending());
+        let mut jobs = Vec::new();
         for (rel, data) in &pending {
             let mut file = fs_err::File::create(self.root.join(rel))?;
             file.write_all(data)?;
             start_writeback(file.file());
             self.written().insert(rel.clone());
+            jobs.push(ToSync::Open(file));
         }
-        let files: Vec<PathBuf> = self.written().iter().cloned().collect();
-        for rel in files {
-            let path = self.root.join(rel);
-            match fs_err::File::open(&path) {
-                Ok(f) => f.sync_all()?,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
-            }
+        let closed: Vec<PathBuf> =
+            self.written().iter().filter(|rel| !pending.contains_key(*rel)).map(|rel| self.root.join(rel)).collect();
+        jobs.extend(closed.into_iter().map(ToSync::Closed));
+        let threads = SYNC_THREADS.min(jobs.len()).max(1);
+        let mut shares: Vec<Vec<ToSync>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, job) in jobs.into_iter().enumerate() {
+            shares[i % threads].push(job);
         }
+        crate::parallel::in_parallel(
+            "index file sync",
+            shares.into_iter().map(|share| move || share.into_iter().try_for_each(ToSync::sync)),
+        )?;
         fs_err::File::open(&self.root)?.sync_all()
+    }
+}
+
+/// Files [`DeferredSync::sync_all`] syncs at once. A sync mostly waits on the disk, and syncs
+/// issued together can share the file system's journal commits. Medians of 20 builds, three
+/// rounds, on ext4: finance_en_audit's 17 files 1.06–1.63 ms one after the other, 0.79–1.02 ms
+/// four at a time, 0.85–0.89 ms eight at a time (17 at once, 1.1 ms: the threads' starts cost
+/// more than they save); finance_en_capital_rules 1.05–1.10 → 0.83–0.89 ms; finance_zh_rules'
+/// 9 files 0.75–0.78 → 0.64–0.71 ms.
+const SYNC_THREADS: usize = 4;
+
+/// A file to sync: still open ([`DeferredSync`] wrote it at the end), or closed (by tantivy), so
+/// opened again by its path; one deleted since is skipped.
+enum ToSync {
+    Open(fs_err::File),
+    Closed(PathBuf),
+}
+
+impl ToSync {
+    fn sync(self) -> io::Result<()> {
+        match self {
+            ToSync::Open(file) => file.sync_all(),
+            ToSync::Closed(path) => match fs_err::File::open(&path) {
+                Ok(f) => f.sync_all(),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(e),
+            },
+        }
     }
 }
 
