@@ -23,7 +23,7 @@ use std::{
 };
 
 use tantivy::{
-    Directory, Index, IndexSettings, Searcher, TantivyDocument, Term,
+    Directory, Index, IndexSettings, Searcher, SegmentReader, TantivyDocument, Term,
     directory::TerminatingWrite,
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
 };
@@ -214,18 +214,14 @@ impl Bm25Writer {
 
     /// Write the held documents (`bytes`: each one's text bytes, `total` their sum) as one
     /// segment per [`PARALLEL_BUILD_BYTES`] of text, at most one per thread, each written by a
-    /// thread of its own (the last on this one), and the index's `meta.json` listing them.
-    /// Returns each segment's id and its documents' lengths, counted as they were indexed.
+    /// thread of its own (the last on this one), which then writes the segment's statistics
+    /// from the lengths it counted as it indexed ([`crate::token_count`]), and the index's
+    /// `meta.json` listing them.
     ///
     /// tantivy's threaded `IndexWriter` would do the same with a queue, a commit and a term table
     /// of at least 2^19 slots per thread (its 15 MB budget floor); its `SingleSegmentIndexWriter`
     /// writes one segment on one thread.
-    fn write_segments(
-        &self,
-        docs: Vec<TantivyDocument>,
-        bytes: &[usize],
-        total: usize,
-    ) -> Result<Vec<(tantivy::index::SegmentId, Vec<u32>)>> {
+    fn write_segments(&self, docs: Vec<TantivyDocument>, bytes: &[usize], total: usize) -> Result<()> {
         let index = self.create_index(true)?;
         let parts = self.threads.min(1 + total / PARALLEL_BUILD_BYTES);
         // Contiguous shares of about equal text: (documents, text bytes).
@@ -244,11 +240,12 @@ impl Bm25Writer {
         for (doc, share) in docs.into_iter().zip(share_of) {
             shares[share].0.push(doc);
         }
-        let written = crate::parallel::in_parallel(
+        let text = self.fields.text;
+        let metas = crate::parallel::in_parallel(
             "BM25 segment writer",
             shares.into_iter().filter(|(d, _)| !d.is_empty()).map(|(docs, b)| {
-                let index = &index;
-                move || -> Result<(tantivy::SegmentMeta, Vec<u32>)> {
+                let (index, directory) = (&index, &self.directory);
+                move || -> Result<tantivy::SegmentMeta> {
                     let segment = index.new_segment();
                     let mut writer =
                         tantivy::indexer::SegmentWriter::for_segment(small_build_budget(b), segment.clone())?;
@@ -260,13 +257,13 @@ impl Bm25Writer {
                     }
                     let max_doc = writer.max_doc();
                     writer.finalize()?;
-                    Ok((segment.with_max_doc(max_doc).meta().clone(), lens))
+                    let segment = segment.with_max_doc(max_doc);
+                    let reader = SegmentReader::open(&segment)?;
+                    write_stats(directory, &reader, &SegmentStats::compute(&reader, text, 1, Some(lens))?)?;
+                    Ok(segment.meta().clone())
                 }
             }),
         )?;
-        let (metas, lens): (Vec<_>, Vec<_>) = written.into_iter().unzip();
-        let ids = metas.iter().map(tantivy::SegmentMeta::id);
-        let lens = ids.zip(lens).collect();
         let meta = tantivy::IndexMeta {
             index_settings: index.settings().clone(),
             persisted_custom_extensions: Vec::new(),
@@ -279,40 +276,40 @@ impl Bm25Writer {
         let mut json = serde_json::to_vec_pretty(&meta).map_err(tantivy::TantivyError::from)?;
         json.push(b'\n');
         index.directory().atomic_write(Path::new(META_FILE), &json)?;
-        Ok(lens)
+        Ok(())
     }
 
-    /// Commit (a small build: write its segments), wait for merges, write every segment's
-    /// statistics, then sync every file of the index.
+    /// Write the segments with their statistics (a small build), or commit, wait for merges
+    /// and write every segment's statistics (the threaded writer); then sync every file of the
+    /// index.
     pub fn finish(mut self) -> Result<()> {
-        let mut counted = match std::mem::take(&mut self.sink) {
+        match std::mem::take(&mut self.sink) {
             Sink::Threaded(mut writer) => {
                 writer.commit()?;
                 writer.wait_merging_threads()?;
-                Vec::new()
+                let index = Index::open(self.directory.clone())?;
+                let searcher = manual_reader(&index)?.searcher();
+                let segments = searcher.segment_readers();
+                for (seg, stats) in
+                    segments.iter().zip(SegmentStats::compute_all(segments, self.fields.text, self.threads)?)
+                {
+                    write_stats(&self.directory, seg, &stats)?;
+                }
             }
             // With no units, an index without segments (as the threaded writer commits it).
             Sink::Small { docs, bytes, total } => self.write_segments(docs, &bytes, total)?,
-        };
-        let index = Index::open(self.directory.clone())?;
-        let searcher = manual_reader(&index)?.searcher();
-        let segments = searcher.segment_readers();
-        let lens = segments
-            .iter()
-            .map(|seg| {
-                let at = counted.iter().position(|(id, _)| *id == seg.segment_id())?;
-                Some(counted.swap_remove(at).1)
-            })
-            .collect();
-        let all = SegmentStats::compute_all(segments, self.fields.text, self.threads, lens)?;
-        for (seg, stats) in segments.iter().zip(all) {
-            let mut out = self.directory.open_write(&stats_file(seg)).map_err(tantivy::TantivyError::from)?;
-            stats.write(&mut out)?;
-            out.terminate()?;
         }
         self.directory.sync_all()?;
         Ok(())
     }
+}
+
+/// Write a segment's statistics file through the build's directory (synced with the rest).
+fn write_stats(directory: &DeferredSync, seg: &SegmentReader, stats: &SegmentStats) -> Result<()> {
+    let mut out = directory.open_write(&stats_file(seg)).map_err(tantivy::TantivyError::from)?;
+    stats.write(&mut out)?;
+    out.terminate()?;
+    Ok(())
 }
 
 /// An open BM25 index.

@@ -103,35 +103,29 @@ pub(crate) fn stats_path(index_dir: &Path, seg: &SegmentReader) -> PathBuf {
 }
 
 impl SegmentStats {
-    /// The statistics of every segment, on up to `threads` threads: when no segment is large
-    /// enough to be split over threads ([`TOKENS_PER_STATS_THREAD`]), the segments side by side,
-    /// one thread each; otherwise one after the other, each on up to `threads`. `lens` holds the
-    /// segments' document lengths where they were counted while indexing ([`crate::token_count`]),
-    /// `None` where they are to be summed from the postings.
-    pub(crate) fn compute_all(
-        segments: &[SegmentReader],
-        field: Field,
-        threads: usize,
-        lens: Vec<Option<Vec<u32>>>,
-    ) -> Result<Vec<Self>> {
-        let mut work: Vec<_> = segments.iter().zip(lens.into_iter().chain(std::iter::repeat_with(|| None))).collect();
+    /// The statistics of every segment, their lengths summed from the postings, on up to
+    /// `threads` threads: when no segment is large enough to be split over threads
+    /// ([`TOKENS_PER_STATS_THREAD`]), the segments side by side, one thread each; otherwise one
+    /// after the other, each on up to `threads`.
+    pub(crate) fn compute_all(segments: &[SegmentReader], field: Field, threads: usize) -> Result<Vec<Self>> {
         let workers = threads.clamp(1, segments.len().max(1));
         let all_small = segments.iter().try_fold(true, |small, seg| {
             Ok::<_, Error>(small && seg.inverted_index(field)?.total_num_tokens() < TOKENS_PER_STATS_THREAD)
         })?;
         if workers == 1 || !all_small {
-            return work.into_iter().map(|(seg, lens)| Self::compute(seg, field, threads, lens)).collect();
+            return segments.iter().map(|seg| Self::compute(seg, field, threads, None)).collect();
         }
         // Worker w takes segments w, w + workers, …
-        let mut shares: Vec<Vec<_>> = (0..workers).map(|_| Vec::new()).collect();
-        for (i, w) in work.drain(..).enumerate() {
-            shares[i % workers].push(w);
-        }
         let parts = in_parallel(
             "BM25 statistics",
-            shares.into_iter().map(|share| {
+            (0..workers).map(|w| {
                 move || {
-                    share.into_iter().map(|(seg, lens)| Self::compute(seg, field, 1, lens)).collect::<Result<Vec<_>>>()
+                    segments
+                        .iter()
+                        .skip(w)
+                        .step_by(workers)
+                        .map(|seg| Self::compute(seg, field, 1, None))
+                        .collect::<Result<Vec<_>>>()
                 }
             }),
         )?;
@@ -475,7 +469,7 @@ mod tests {
         // same statistics.
         let counted = SegmentStats::compute(seg, text, 1, Some(expected)).expect("counted");
         assert_eq!(counted, one);
-        let all = SegmentStats::compute_all(searcher.segment_readers(), text, 2, Vec::new()).expect("all");
+        let all = SegmentStats::compute_all(searcher.segment_readers(), text, 2).expect("all");
         assert_eq!(all, vec![one]);
     }
 
@@ -488,11 +482,8 @@ mod tests {
         assert_eq!(segments.len(), 3);
         let each: Vec<SegmentStats> =
             segments.iter().map(|s| SegmentStats::compute(s, text, 1, None).expect("one")).collect();
-        assert_eq!(SegmentStats::compute_all(segments, text, 2, Vec::new()).expect("all"), each);
-        assert_eq!(SegmentStats::compute_all(segments, text, 8, Vec::new()).expect("all"), each);
-        // The counted lengths go with their own segments.
-        let lens = each.iter().map(|s| Some(s.lens.clone())).collect();
-        assert_eq!(SegmentStats::compute_all(segments, text, 2, lens).expect("counted"), each);
+        assert_eq!(SegmentStats::compute_all(segments, text, 2).expect("all"), each);
+        assert_eq!(SegmentStats::compute_all(segments, text, 8).expect("all"), each);
     }
 
     #[test]
