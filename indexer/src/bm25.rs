@@ -36,6 +36,7 @@ use crate::{
     bm25_stats::{SegmentStats, stats_file, stats_path},
     deferred_sync::DeferredSync,
     filter::{UnitAttrs, UnitFilter},
+    term_cache::TermCache,
     token_count,
     units::Unit,
 };
@@ -304,6 +305,14 @@ impl Bm25Writer {
     }
 }
 
+/// A segment's term dictionary, as a query looks its terms up.
+enum Dict<'a> {
+    /// In memory ([`crate::term_cache`]).
+    Held(&'a TermCache),
+    /// tantivy's FST.
+    Fst(Arc<tantivy::InvertedIndexReader>),
+}
+
 /// Write a segment's statistics file through the build's directory (synced with the rest).
 fn write_stats(directory: &DeferredSync, seg: &SegmentReader, stats: &SegmentStats) -> Result<()> {
     let mut out = directory.open_write(&stats_file(seg)).map_err(tantivy::TantivyError::from)?;
@@ -346,6 +355,12 @@ fn column<T: Copy + Send + Sync + std::fmt::Debug + PartialOrd + 'static>(
 impl Bm25Index {
     /// Open the index in `dir`, built with `analyzer`.
     pub fn open(dir: &Path, analyzer: Analyzer) -> Result<Self> {
+        Self::open_with(dir, analyzer, crate::term_cache::MAX_TERMS)
+    }
+
+    /// [`Self::open`], holding the term dictionary of the segments with at most
+    /// `max_cached_terms` terms in memory ([`crate::term_cache`]).
+    fn open_with(dir: &Path, analyzer: Analyzer, max_cached_terms: usize) -> Result<Self> {
         let index = Index::open_in_dir(dir)?;
         index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
         let (_, fields) = schema(analyzer);
@@ -367,7 +382,8 @@ impl Bm25Index {
             let attrs = (0..max_doc as usize)
                 .map(|d| UnitAttrs::from_fast_values(year[d], first[d], last[d], evidence[d]))
                 .collect();
-            segments.push(Arc::new(SegmentData { id: seg.segment_id(), stats, ords, attrs }));
+            let terms = TermCache::load(seg.inverted_index(fields.text)?.terms(), max_cached_terms)?;
+            segments.push(Arc::new(SegmentData { id: seg.segment_id(), stats, ords, attrs, terms }));
         }
         let avgdl = if num_docs > 0 { total as f64 / num_docs as f64 } else { 0.0 };
         Ok(Self {
@@ -409,17 +425,29 @@ impl Bm25Index {
     pub fn query(&self, terms: &[String], params: &Bm25Params, filter: &UnitFilter) -> Result<Bm25Query> {
         let mut weighted = Vec::with_capacity(terms.len());
         let mut postings = 0;
-        let readers = self.searcher.segment_readers();
-        let inverted =
-            readers.iter().map(|r| r.inverted_index(self.fields.text)).collect::<tantivy::Result<Vec<_>>>()?;
+        // Each segment's dictionary: held in memory, or tantivy's (`corpus.segments` is in the
+        // readers' order).
+        let dicts = self
+            .searcher
+            .segment_readers()
+            .iter()
+            .zip(&self.corpus.segments)
+            .map(|(r, seg)| match &seg.terms {
+                Some(held) => Ok(Dict::Held(held)),
+                None => r.inverted_index(self.fields.text).map(Dict::Fst),
+            })
+            .collect::<tantivy::Result<Vec<_>>>()?;
         // Looked up by their text bytes (a text term's value bytes), so that a term no unit holds
         // (most of a long Chinese query's bigrams) costs one dictionary lookup per segment and
         // no allocation.
-        let mut infos = Vec::with_capacity(inverted.len());
+        let mut infos = Vec::with_capacity(dicts.len());
         for t in terms {
             infos.clear();
-            for i in &inverted {
-                infos.push(i.terms().get(t.as_bytes())?);
+            for dict in &dicts {
+                infos.push(match dict {
+                    Dict::Held(held) => held.get(t.as_bytes()).cloned(),
+                    Dict::Fst(inverted) => inverted.terms().get(t.as_bytes())?,
+                });
             }
             let n: u64 = infos.iter().flatten().map(|i| u64::from(i.doc_freq)).sum();
             if n > 0 {
@@ -534,6 +562,44 @@ mod tests {
         let flat = Bm25Params::new(0.9, 0.0, Idf::Lucene).expect("valid");
         // b = 0: length ignored; 1·1·1.9 / (1 + 0.9)
         assert!((flat.term_score(1.0, 1.0, 100.0, 5.0) - 1.0).abs() < 1e-12);
+    }
+
+    /// Queries rank alike whether a segment's terms are looked up in the in-memory copy of its
+    /// dictionary or in tantivy's FST: the same units with the same score bits.
+    #[test]
+    fn term_cache_and_fst_rank_alike() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let analyzer = Analyzer::ZhBigram;
+        let mut writer = Bm25Writer::create(tmp.path(), analyzer, 2, DEFAULT_SMALL_BUILD_BYTES).expect("writer");
+        let words = ["银行", "资本", "充足率", "监管", "capital", "ratio", "第", "条", "rules"];
+        for ord in 0..3000u32 {
+            let text: String = (0..12).map(|j| words[((ord * 7 + j * 3) % 9) as usize]).collect::<Vec<_>>().join(" ");
+            let unit = Unit {
+                ord,
+                kind: "rule".into(),
+                record_id: ord.to_string(),
+                chunk: 0,
+                text: format!("{text} {ord}"),
+                evidence: Default::default(),
+                date: Default::default(),
+            };
+            writer.add(&unit, &UnitAttrs::default()).expect("add");
+        }
+        writer.finish().expect("finish");
+        let cached = Bm25Index::open(tmp.path(), analyzer).expect("open");
+        let fst = Bm25Index::open_with(tmp.path(), analyzer, 0).expect("open");
+        assert!(cached.corpus.segments.iter().all(|s| s.terms.is_some()));
+        assert!(fst.corpus.segments.iter().all(|s| s.terms.is_none()));
+        let params = Bm25Params::new(1.2, 0.75, Idf::Fts5).expect("params");
+        let mut found = 0;
+        for query in ["银行资本充足率的监管规则", "capital ratio 17", "第12条 rules 2999", "不存在的词 nothing"]
+        {
+            let a = cached.search(query, 10, &params).expect("cached");
+            let b = fst.search(query, 10, &params).expect("fst");
+            assert_eq!(a, b, "{query}");
+            found += a.len();
+        }
+        assert!(found > 20, "the queries find units");
     }
 
     /// A small build counts each document's tokens as tantivy indexes them: the lengths it

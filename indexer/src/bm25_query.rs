@@ -90,6 +90,8 @@ pub const DEFAULT_PARALLEL_MIN_POSTINGS: u64 = 1_000_000;
 pub(crate) struct SegmentData {
     pub id: SegmentId,
     pub stats: SegmentStats,
+    /// The term dictionary of the text field, when the segment is small enough to hold it.
+    pub terms: Option<crate::term_cache::TermCache>,
     /// Unit ordinal per document.
     pub ords: Vec<u32>,
     /// Filter attributes per document.

@@ -47,6 +47,7 @@ mod parallel;
 pub mod progress;
 pub mod route_index;
 pub mod store;
+mod term_cache;
 mod token_count;
 pub mod units;
 pub mod vectors;
