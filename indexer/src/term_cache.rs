@@ -7,8 +7,10 @@
 //! in a few nanoseconds, hit or miss: that query's p95 went from 34 to 24 µs with warm caches
 //! and from 46 to 35 µs with cold ones, and every other route with small segments gained 5–20 %
 //! (identical results). Only segments of at most [`MAX_TERMS`] terms get one, as reading it
-//! costs at open what the lookups save over many queries: about 2.3 ms and 1.5 MB for 16,384
-//! terms (and 11 ms for 65,536), against 0.2 ms to open the segment without it.
+//! costs at open what the lookups save over many queries: 2.3 ms and 2.0 MiB for a segment of
+//! 16,384 terms (11 ms for 65,536), against 0.2 ms and 0.1 MiB to open it without; on the
+//! release-size sample, opening finance_en_audit (two segments of 2,900 terms) went from 0.40
+//! to 1.82 ms and legal_zh_cases (two of 10,000) from 1.04 to 3.50 ms.
 
 use rustc_hash::FxHashMap;
 use tantivy::{postings::TermInfo, termdict::TermDictionary};
