@@ -12,11 +12,14 @@ use std::process::ExitCode;
 /// "Indexing and retrieval"). The benchmarks declare the same allocator, so they time what this
 /// binary runs.
 ///
-/// mimalloc asks the kernel for transparent huge pages on its arenas. That makes the first
-/// builds of a process slower (the first touch of a 2 MiB page zeroes all of it:
-/// finance_en_capital_rules 39–62 ms for the first build against 16–20 ms without them, 10 ms once
-/// warm) but the largest route's queries faster with cold caches (science_articles p50 / p95
-/// 5.37 / 8.48 ms against 7.42 / 10.33 ms without them), so they stay on.
+/// mimalloc asks the kernel for transparent huge pages on its arenas; the first touch of each
+/// zeroes 2 MiB. Measured both ways (README, "Indexing and retrieval", sessions 12 and 13): in a
+/// loop binary the first builds of a process were slower with them (finance_en_capital_rules
+/// 39–62 ms against 16–20 ms, 10 ms once warm), and one run of cold science_articles queries was
+/// faster with them (p50 / p95 5.37 / 8.48 ms against 7.42 / 10.33 ms); later, three alternated
+/// bench runs showed no difference in those queries (p95 4.73–8.79 ms with them, 5.74–7.74 ms
+/// without), and a whole fresh `anser index` process of a small route was as fast or slightly
+/// faster with them (finance_en_audit 45–70 ms against 53–64 ms). So they stay on.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

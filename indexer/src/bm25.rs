@@ -4,11 +4,13 @@
 //! postings, with exact top-k pruning (block-max MaxScore).
 //!
 //! Each unit is one tantivy document: its text (tokenised by tantivy's segment writers, on the
-//! indexing threads, with the route's [`Analyzer`], registered on the index, so index and query analysis are the same code)
-//! and as fast fields its unit ordinal and its filter attributes ([`crate::filter`]: record
-//! year, first and last day, evidence-kind mask). After the last commit the build decodes every
-//! segment's postings once to write the exact token count of every document and the per-block
-//! maxima the pruning needs ([`crate::bm25_stats`]). A query is analysed into distinct terms (as
+//! indexing threads, with the route's [`Analyzer`], registered on the index, so index and query
+//! analysis are the same code) and as fast fields its unit ordinal and its filter attributes
+//! ([`crate::filter`]: record year, first and last day, evidence-kind mask). Beside each segment
+//! the build writes the exact token count of every document and the per-block maxima the
+//! pruning needs ([`crate::bm25_stats`]): a small build counts the tokens as it indexes them
+//! ([`crate::token_count`]) and decodes only the long terms' postings; the threaded writer's
+//! segments are decoded once after the last commit. A query is analysed into distinct terms (as
 //! the official baseline's OR query of distinct terms) and scored
 //!
 //! `score(d) = Σ_t idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))`
