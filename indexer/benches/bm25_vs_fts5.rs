@@ -197,10 +197,8 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     if !reuse {
         fs_err::write(&done, b"").expect("marker");
     }
-    let fts = conn.map(|c| {
-        let size = fs_err::metadata(&fts_path).map_or(0, |m| m.len());
-        (c, fts_build, size)
-    });
+    // `conn` is the last FTS5 build's database, queried below (none when FTS5 is skipped).
+    let fts_size = conn.as_ref().map_or(0, |_| fs_err::metadata(&fts_path).map_or(0, |m| m.len()));
     let ours_size = dir_size(&ours_dir);
     // Opening reads each segment's document lengths, block fronts and filter attributes, and a
     // small segment's term dictionary, into memory: the median of OPEN_RUNS opens.
@@ -220,10 +218,9 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     let (mut ours, mut exhaustive, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
     let (mut postings, mut scored) = (0u64, 0u64);
     let mut same_top1 = 0usize;
-    let mut tokens = Tokens::new(analyzer);
-    let mut stmt = fts
+    let mut stmt = conn
         .as_ref()
-        .map(|f| f.0.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare"));
+        .map(|c| c.prepare("SELECT rowid FROM u WHERE u MATCH ?1 ORDER BY rank LIMIT 10").expect("prepare"));
     let none = UnitFilter::none();
     let window: Option<u32> = std::env::var("ANSER_BENCH_WINDOW").ok().and_then(|w| w.parse().ok());
     let query_threads: Option<usize> = std::env::var("ANSER_BENCH_QUERY_THREADS").ok().and_then(|t| t.parse().ok());
@@ -305,7 +302,6 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     }
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
-    let (fts_build, fts_size) = fts.as_ref().map_or((f64::NAN, 0), |f| (f.1, f.2));
     println!(
         "| {name} | {} | {} | {threads} | {ours_build:.3} s | {fts_build:.3} s | {:.2}× | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         index.num_docs(),
