@@ -91,6 +91,12 @@ fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N
     })
 }
 
+/// A build time: in milliseconds (two decimals) under a second, else in seconds; NaN (not
+/// built) as is.
+fn seconds(s: f64) -> String {
+    if s < 1.0 { format!("{:.2} ms", s * 1e3) } else { format!("{s:.3} s") }
+}
+
 /// Linearly interpolated percentile (numpy's default) of sorted values; NaN when empty.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     anser_pycompat::numeric::percentile_linear(sorted, q).unwrap_or(f64::NAN)
@@ -303,9 +309,11 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
     println!(
-        "| {name} | {} | {} | {threads} | {ours_build:.3} s | {fts_build:.3} s | {:.2}× | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
+        "| {name} | {} | {} | {threads} | {} | {} | {:.2}× | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         index.num_docs(),
         queries.len(),
+        seconds(ours_build),
+        seconds(fts_build),
         fts_build / ours_build,
         mib(ours_size),
         mib(fts_size),

@@ -10,8 +10,9 @@
 //! the build writes the exact token count of every document and the per-block maxima the
 //! pruning needs ([`crate::bm25_stats`]): a small build counts the tokens as it indexes them
 //! ([`crate::token_count`]) and decodes only the long terms' postings; the threaded writer's
-//! segments are decoded once after the last commit. A query is analysed into distinct terms (as
-//! the official baseline's OR query of distinct terms) and scored
+//! segments are decoded once after the last commit. A small build's index is one file
+//! ([`crate::pack`]); the threaded writer's is tantivy's folder of files. A query is analysed
+//! into distinct terms (as the official baseline's OR query of distinct terms) and scored
 //!
 //! `score(d) = Σ_t idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·|d|/avgdl))`
 //!
@@ -26,18 +27,20 @@ use std::{
 
 use tantivy::{
     Directory, Index, IndexSettings, Searcher, SegmentReader, TantivyDocument, Term,
-    directory::TerminatingWrite,
+    directory::{MmapDirectory, RamDirectory, TerminatingWrite},
+    index::SegmentId,
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
 };
 
 pub use crate::bm25_params::{Bm25Params, DEFAULT_B, DEFAULT_K1, FTS5_MIN_IDF, Idf, Scored};
 use crate::{
-    Result,
+    Error, Result,
     analyzer::{Analyzer, Tokens},
     bm25_query::{Bm25Query, Corpus, PruneStats, QueryTerm, SegmentData},
-    bm25_stats::{SegmentStats, stats_file, stats_path},
+    bm25_stats::{SegmentStats, stats_file},
     deferred_sync::DeferredSync,
     filter::{UnitAttrs, UnitFilter},
+    pack::{PACK_FILE, PackDirectory, has_pack, write_pack},
     term_cache::TermCache,
     token_count,
     units::Unit,
@@ -114,24 +117,83 @@ fn small_build_budget(text_bytes: usize) -> usize {
     text_bytes.saturating_mul(9).clamp(1 << 16, DEFAULT_WRITER_MEMORY_PER_THREAD)
 }
 
-/// Where a [`Bm25Writer`]'s documents go.
+/// Units held by a small build: their texts back to back and, per unit, where its text ends
+/// and its fast-field values. The tantivy documents are made on the segment writers' threads
+/// (making them as units arrive took a tenth of a small route's build on the one thread that
+/// reads the units).
+#[derive(Default)]
+struct Held {
+    text: String,
+    units: Vec<HeldUnit>,
+}
+
+/// One held unit: the end of its text in [`Held::text`] and its fast-field values.
+struct HeldUnit {
+    end: usize,
+    ord: u32,
+    year: i64,
+    first: u64,
+    last: u64,
+    evidence: u32,
+}
+
+impl Held {
+    fn push(&mut self, unit: &Unit, attrs: &UnitAttrs) {
+        self.text.push_str(&unit.text);
+        let (year, first, last) = attrs.fast_values();
+        let end = self.text.len();
+        self.units.push(HeldUnit { end, ord: unit.ord, year, first, last, evidence: attrs.evidence });
+    }
+
+    /// The start of unit `i`'s text.
+    fn start(&self, i: usize) -> usize {
+        i.checked_sub(1).map_or(0, |p| self.units[p].end)
+    }
+
+    /// Unit `i`'s tantivy document.
+    fn doc(&self, fields: &Fields, i: usize) -> TantivyDocument {
+        let u = &self.units[i];
+        unit_doc(fields, u.ord, (u.year, u.first, u.last), u.evidence, &self.text[self.start(i)..u.end])
+    }
+}
+
+/// A unit's tantivy document: its ordinal, filter attributes and text.
+fn unit_doc(
+    fields: &Fields,
+    ord: u32,
+    (year, first, last): (i64, u64, u64),
+    evidence: u32,
+    text: &str,
+) -> TantivyDocument {
+    // Sized for its text and five numbers (tantivy's default reserves 1 KiB per document).
+    let mut doc = TantivyDocument::with_capacity(text.len() + 64);
+    doc.add_u64(fields.ord, u64::from(ord));
+    doc.add_i64(fields.year, year);
+    doc.add_u64(fields.day_first, first);
+    doc.add_u64(fields.day_last, last);
+    doc.add_u64(fields.evidence, u64::from(evidence));
+    doc.add_text(fields.text, text);
+    doc
+}
+
+/// Where a [`Bm25Writer`]'s units go.
 enum Sink {
     /// Held until their text passes the small-build limit (then handed to the threaded writer),
-    /// or written by [`Bm25Writer::write_segments`] at [`Bm25Writer::finish`], with each one's
-    /// text bytes and their sum.
-    Small { docs: Vec<TantivyDocument>, bytes: Vec<usize>, total: usize },
+    /// or written by [`Bm25Writer::write_segments`] at [`Bm25Writer::finish`].
+    Small(Held),
     /// Boxed: the writer is several times the size of the other variant.
     Threaded(Box<tantivy::IndexWriter<TantivyDocument>>),
 }
 
 impl Default for Sink {
     fn default() -> Self {
-        Sink::Small { docs: Vec::new(), bytes: Vec::new(), total: 0 }
+        Sink::Small(Held::default())
     }
 }
 
-/// Writes a BM25 index for one analyzer into a staging folder, syncing its files once at the
-/// end ([`crate::deferred_sync`]).
+/// Writes a BM25 index for one analyzer into a staging folder: a small build as one file
+/// ([`crate::pack`]), a threaded one as tantivy's folder of files, synced once at the end
+/// ([`crate::deferred_sync`]).
 pub struct Bm25Writer {
     sink: Sink,
     schema: Schema,
@@ -168,12 +230,13 @@ impl Bm25Writer {
         })
     }
 
-    /// The index, its analyzer counting the tokens of each document ([`crate::token_count`]) when
-    /// `counted` (for [`Self::write_segments`], which indexes each document on a thread it knows).
-    fn create_index(&self, counted: bool) -> Result<Index> {
+    /// The index in `directory`, its analyzer counting the tokens of each document
+    /// ([`crate::token_count`]) when `counted` (for [`Self::write_segments`], which indexes each
+    /// document on a thread it knows).
+    fn create_index(&self, directory: Box<dyn Directory>, counted: bool) -> Result<Index> {
         // No field is stored, so the document store is empty: no thread of its own to compress it.
         let settings = IndexSettings { docstore_compress_dedicated_thread: false, ..IndexSettings::default() };
-        let index = Index::create(self.directory.clone(), self.schema.clone(), settings)?;
+        let index = Index::create(directory, self.schema.clone(), settings)?;
         let chain = if counted { self.analyzer.counting_text_analyzer() } else { self.analyzer.text_analyzer() };
         index.tokenizers().register(self.analyzer.as_str(), chain);
         Ok(index)
@@ -181,32 +244,26 @@ impl Bm25Writer {
 
     /// Add one unit with its filter attributes.
     pub fn add(&mut self, unit: &Unit, attrs: &UnitAttrs) -> Result<()> {
-        // Sized for its text and five numbers (tantivy's default reserves 1 KiB per document,
-        // which a held short unit would keep).
-        let mut doc = TantivyDocument::with_capacity(unit.text.len() + 64);
-        doc.add_u64(self.fields.ord, u64::from(unit.ord));
-        let (year, first, last) = attrs.fast_values();
-        doc.add_i64(self.fields.year, year);
-        doc.add_u64(self.fields.day_first, first);
-        doc.add_u64(self.fields.day_last, last);
-        doc.add_u64(self.fields.evidence, u64::from(attrs.evidence));
-        doc.add_text(self.fields.text, &unit.text);
         match &mut self.sink {
             Sink::Threaded(writer) => {
-                writer.add_document(doc)?;
+                writer.add_document(unit_doc(
+                    &self.fields,
+                    unit.ord,
+                    attrs.fast_values(),
+                    attrs.evidence,
+                    &unit.text,
+                ))?;
             }
-            Sink::Small { docs, bytes, total } => {
-                docs.push(doc);
-                bytes.push(unit.text.len());
-                *total += unit.text.len();
-                if *total > self.small_build_bytes {
-                    let docs = std::mem::take(docs);
+            Sink::Small(held) => {
+                held.push(unit, attrs);
+                if held.text.len() > self.small_build_bytes {
+                    let held = std::mem::take(held);
                     let threads = self.threads;
                     let writer = self
-                        .create_index(false)?
+                        .create_index(Box::new(self.directory.clone()), false)?
                         .writer_with_num_threads(threads, threads * DEFAULT_WRITER_MEMORY_PER_THREAD)?;
-                    for doc in docs {
-                        writer.add_document(doc)?;
+                    for i in 0..held.units.len() {
+                        writer.add_document(held.doc(&self.fields, i))?;
                     }
                     self.sink = Sink::Threaded(Box::new(writer));
                 }
@@ -215,46 +272,49 @@ impl Bm25Writer {
         Ok(())
     }
 
-    /// Write the held documents (`bytes`: each one's text bytes, `total` their sum) as one
-    /// segment per [`PARALLEL_BUILD_BYTES`] of text, at most one per thread, each written by a
-    /// thread of its own (the last on this one), which then writes the segment's statistics
+    /// Write the held units as one segment per [`PARALLEL_BUILD_BYTES`] of text, at most one per
+    /// thread, each written by a thread of its own (the last on this one), which makes its units'
+    /// documents, indexes them, then writes the segment's statistics
     /// from the lengths it counted as it indexed ([`crate::token_count`]), and the index's
-    /// `meta.json` listing them.
+    /// `meta.json` listing them; all in memory, then written as the index's pack and synced
+    /// ([`crate::pack`]).
     ///
     /// tantivy's threaded `IndexWriter` would do the same with a queue, a commit and a term table
     /// of at least 2^19 slots per thread (its 15 MB budget floor); its `SingleSegmentIndexWriter`
     /// writes one segment on one thread.
-    fn write_segments(&self, docs: Vec<TantivyDocument>, bytes: &[usize], total: usize) -> Result<()> {
-        let index = self.create_index(true)?;
+    fn write_segments(&self, held: &Held) -> Result<()> {
+        let ram = RamDirectory::create();
+        let index = self.create_index(Box::new(ram.clone()), true)?;
+        let total = held.text.len();
         let parts = self.threads.min(1 + total / PARALLEL_BUILD_BYTES);
-        // Contiguous shares of about equal text: (documents, text bytes).
-        let mut share_of = Vec::with_capacity(bytes.len());
-        let mut sizes = vec![(0usize, 0usize); parts];
-        let mut seen = 0usize;
-        for &b in bytes {
-            let share = (seen * parts / total.max(1)).min(parts - 1);
-            seen += b;
-            share_of.push(share);
-            sizes[share].0 += 1;
-            sizes[share].1 += b;
+        // Contiguous shares of about equal text: (units, text bytes). A unit goes to the share its
+        // text starts in.
+        let mut shares: Vec<(std::ops::Range<usize>, usize)> = Vec::with_capacity(parts);
+        for i in 0..held.units.len() {
+            let (start, end) = (held.start(i), held.units[i].end);
+            let share = (start * parts / total.max(1)).min(parts - 1);
+            let opened = shares.len();
+            match shares.last_mut() {
+                Some((units, bytes)) if opened > share => {
+                    units.end = i + 1;
+                    *bytes += end - start;
+                }
+                _ => shares.push((i..i + 1, end - start)),
+            }
         }
-        let mut shares: Vec<(Vec<TantivyDocument>, usize)> =
-            sizes.iter().map(|&(n, b)| (Vec::with_capacity(n), b)).collect();
-        for (doc, share) in docs.into_iter().zip(share_of) {
-            shares[share].0.push(doc);
-        }
-        let text = self.fields.text;
+        let (fields, text) = (&self.fields, self.fields.text);
         let metas = crate::parallel::in_parallel(
             "BM25 segment writer",
-            shares.into_iter().filter(|(d, _)| !d.is_empty()).map(|(docs, b)| {
-                let (index, directory) = (&index, &self.directory);
+            shares.into_iter().map(|(units, b)| {
+                let (index, directory) = (&index, &ram);
                 move || -> Result<tantivy::SegmentMeta> {
                     let segment = index.new_segment();
                     let mut writer =
                         tantivy::indexer::SegmentWriter::for_segment(small_build_budget(b), segment.clone())?;
-                    let mut lens = Vec::with_capacity(docs.len());
+                    let mut lens = Vec::with_capacity(units.len());
                     token_count::take();
-                    for (opstamp, document) in (0u64..).zip(docs) {
+                    for (opstamp, i) in (0u64..).zip(units) {
+                        let document = held.doc(fields, i);
                         writer.add_document(tantivy::indexer::AddOperation { opstamp, document })?;
                         lens.push(token_count::take());
                     }
@@ -262,11 +322,22 @@ impl Bm25Writer {
                     writer.finalize()?;
                     let segment = segment.with_max_doc(max_doc);
                     let reader = SegmentReader::open(&segment)?;
-                    write_stats(directory, &reader, &SegmentStats::compute(&reader, text, 1, Some(lens))?)?;
+                    write_stats(directory, segment.id(), &SegmentStats::compute(&reader, text, 1, Some(lens))?)?;
                     Ok(segment.meta().clone())
                 }
             }),
         )?;
+        // The pack holds the files the index reads, in a fixed order: `meta.json`, the segments'
+        // files (those tantivy wrote and kept) by name, then their statistics.
+        let mut files: Vec<PathBuf> = index
+            .directory()
+            .list_managed_files()
+            .into_iter()
+            .filter(|f| f.as_os_str() != META_FILE && ram.exists(f).unwrap_or(false))
+            .collect();
+        files.sort();
+        files.insert(0, PathBuf::from(META_FILE));
+        files.extend(metas.iter().map(|m| stats_file(m.id())));
         let meta = tantivy::IndexMeta {
             index_settings: index.settings().clone(),
             persisted_custom_extensions: Vec::new(),
@@ -279,12 +350,12 @@ impl Bm25Writer {
         let mut json = serde_json::to_vec_pretty(&meta).map_err(tantivy::TantivyError::from)?;
         json.push(b'\n');
         index.directory().atomic_write(Path::new(META_FILE), &json)?;
-        Ok(())
+        write_pack(&self.dir, &ram, &files)
     }
 
-    /// Write the segments with their statistics (a small build), or commit, wait for merges
-    /// and write every segment's statistics (the threaded writer); then sync every file of the
-    /// index.
+    /// Write the segments with their statistics as the index's pack (a small build), or commit,
+    /// wait for merges, write every segment's statistics and sync every file of the index (the
+    /// threaded writer).
     pub fn finish(mut self) -> Result<()> {
         match std::mem::take(&mut self.sink) {
             Sink::Threaded(mut writer) => {
@@ -296,13 +367,13 @@ impl Bm25Writer {
                 for (seg, stats) in
                     segments.iter().zip(SegmentStats::compute_all(segments, self.fields.text, self.threads)?)
                 {
-                    write_stats(&self.directory, seg, &stats)?;
+                    write_stats(&self.directory, seg.segment_id(), &stats)?;
                 }
+                self.directory.sync_all()?;
             }
             // With no units, an index without segments (as the threaded writer commits it).
-            Sink::Small { docs, bytes, total } => self.write_segments(docs, &bytes, total)?,
+            Sink::Small(held) => self.write_segments(&held)?,
         }
-        self.directory.sync_all()?;
         Ok(())
     }
 }
@@ -315,9 +386,10 @@ enum Dict<'a> {
     Fst(Arc<tantivy::InvertedIndexReader>),
 }
 
-/// Write a segment's statistics file through the build's directory (synced with the rest).
-fn write_stats(directory: &DeferredSync, seg: &SegmentReader, stats: &SegmentStats) -> Result<()> {
-    let mut out = directory.open_write(&stats_file(seg)).map_err(tantivy::TantivyError::from)?;
+/// Write segment `id`'s statistics file through the build's directory (synced or packed with the
+/// rest).
+fn write_stats(directory: &dyn Directory, id: SegmentId, stats: &SegmentStats) -> Result<()> {
+    let mut out = directory.open_write(&stats_file(id)).map_err(tantivy::TantivyError::from)?;
     stats.write(&mut out)?;
     out.terminate()?;
     Ok(())
@@ -345,6 +417,20 @@ impl std::fmt::Debug for Bm25Index {
     }
 }
 
+/// The index in `dir` (its pack, or its folder of files), the directory holding its files as
+/// written (our statistics files are not tantivy's managed files: `Index::directory` would look
+/// for its footer in them), and the path its files are shown under in errors.
+fn open_index(dir: &Path) -> Result<(Index, Box<dyn Directory>, PathBuf)> {
+    let (files, shown): (Box<dyn Directory>, PathBuf) = if has_pack(dir) {
+        (Box::new(PackDirectory::open(dir)?), dir.join(PACK_FILE))
+    } else {
+        let folder = MmapDirectory::open(dir)
+            .map_err(|e| Error::MissingIndex { path: dir.to_path_buf(), message: e.to_string() })?;
+        (Box::new(folder), dir.to_path_buf())
+    };
+    Ok((Index::open(files.box_clone())?, files, shown))
+}
+
 /// Read a whole fast-field column of a segment.
 fn column<T: Copy + Send + Sync + std::fmt::Debug + PartialOrd + 'static>(
     col: &tantivy::columnar::Column<T>,
@@ -355,7 +441,7 @@ fn column<T: Copy + Send + Sync + std::fmt::Debug + PartialOrd + 'static>(
 }
 
 impl Bm25Index {
-    /// Open the index in `dir`, built with `analyzer`.
+    /// Open the index in `dir` (a pack or a folder of tantivy files), built with `analyzer`.
     pub fn open(dir: &Path, analyzer: Analyzer) -> Result<Self> {
         Self::open_with(dir, analyzer, crate::term_cache::MAX_TERMS)
     }
@@ -363,7 +449,7 @@ impl Bm25Index {
     /// [`Self::open`], holding the term dictionary of the segments with at most
     /// `max_cached_terms` terms in memory ([`crate::term_cache`]).
     fn open_with(dir: &Path, analyzer: Analyzer, max_cached_terms: usize) -> Result<Self> {
-        let index = Index::open_in_dir(dir)?;
+        let (index, files, shown) = open_index(dir)?;
         index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
         let (_, fields) = schema(analyzer);
         let searcher = manual_reader(&index)?.searcher();
@@ -372,7 +458,7 @@ impl Bm25Index {
         let mut total = 0u64;
         for seg in searcher.segment_readers() {
             let max_doc = seg.max_doc();
-            let stats = SegmentStats::read(&stats_path(dir, seg), max_doc)?;
+            let stats = SegmentStats::read(files.as_ref(), &shown, seg.segment_id(), max_doc)?;
             total += stats.lens.iter().map(|&l| u64::from(l)).sum::<u64>();
             let ff = seg.fast_fields();
             let ords = column(&ff.u64("ord")?, max_doc, u64::from(u32::MAX));
@@ -640,14 +726,16 @@ mod tests {
                     writer.add(&unit, &UnitAttrs::default()).expect("add");
                 }
                 writer.finish().expect("finish");
-                let index = Index::open_in_dir(tmp.path()).expect("open");
+                let (index, files, shown) = open_index(tmp.path()).expect("open");
+                assert_eq!(shown, tmp.path().join(PACK_FILE), "a small build is a pack");
                 index.tokenizers().register(analyzer.as_str(), analyzer.text_analyzer());
                 let text = index.schema().get_field("text").expect("text field");
                 let searcher = manual_reader(&index).expect("reader").searcher();
                 let segments = searcher.segment_readers();
                 assert_eq!(segments.len(), threads, "{analyzer}, {threads} thread(s)");
                 for seg in segments {
-                    let written = SegmentStats::read(&stats_path(tmp.path(), seg), seg.max_doc()).expect("stats");
+                    let written =
+                        SegmentStats::read(files.as_ref(), &shown, seg.segment_id(), seg.max_doc()).expect("stats");
                     let summed = SegmentStats::compute(seg, text, 1, None).expect("summed");
                     assert_eq!(written, summed, "{analyzer}, {threads} thread(s)");
                 }

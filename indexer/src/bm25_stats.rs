@@ -27,7 +27,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use tantivy::{InvertedIndexReader, SegmentReader, postings::TermInfo, schema::Field, schema::IndexRecordOption};
+use tantivy::{
+    Directory, InvertedIndexReader, SegmentReader,
+    directory::error::OpenReadError,
+    index::SegmentId,
+    postings::TermInfo,
+    schema::{Field, IndexRecordOption},
+};
 
 use crate::{Error, Result, parallel::in_parallel};
 
@@ -92,14 +98,9 @@ pub(crate) struct SegmentStats {
     points: Vec<Point>,
 }
 
-/// The statistics file of a segment, relative to its index folder.
-pub(crate) fn stats_file(seg: &SegmentReader) -> PathBuf {
-    PathBuf::from(format!("bm25-stats-{}.bin", seg.segment_id().uuid_string()))
-}
-
-/// The statistics file of a segment.
-pub(crate) fn stats_path(index_dir: &Path, seg: &SegmentReader) -> PathBuf {
-    index_dir.join(stats_file(seg))
+/// The statistics file of segment `id`, relative to its index's directory.
+pub(crate) fn stats_file(id: SegmentId) -> PathBuf {
+    PathBuf::from(format!("bm25-stats-{}.bin", id.uuid_string()))
 }
 
 impl SegmentStats {
@@ -330,17 +331,21 @@ impl SegmentStats {
         Ok(())
     }
 
-    /// Read the statistics of a segment with `max_doc` documents.
-    pub(crate) fn read(path: &Path, max_doc: u32) -> Result<Self> {
+    /// Read the statistics of segment `id` with `max_doc` documents from its index's
+    /// `directory`, shown as `shown` (a folder or a pack) in errors.
+    pub(crate) fn read(directory: &dyn Directory, shown: &Path, id: SegmentId, max_doc: u32) -> Result<Self> {
+        let file = stats_file(id);
         let bad = |message: String| Error::IndexFile {
-            path: path.to_path_buf(),
+            path: shown.join(&file),
             message: format!("{message}; rebuild the index with `anser index --rebuild`"),
         };
-        if !path.is_file() {
-            return Err(bad("BM25 statistics file missing".into()));
-        }
-        let bytes = fs_err::read(path)?;
-        let mut r = Reader { bytes: &bytes, at: 0 };
+        let bytes = match directory.open_read(&file) {
+            Ok(slice) => slice.read_bytes().map_err(|e| bad(format!("unreadable: {e}")))?,
+            Err(OpenReadError::FileDoesNotExist(_)) => return Err(bad("BM25 statistics file missing".into())),
+            Err(e) => return Err(bad(format!("unreadable: {e}"))),
+        };
+        let bytes = bytes.as_slice();
+        let mut r = Reader { bytes, at: 0 };
         if r.take(8) != Some(MAGIC.as_slice()) {
             return Err(bad("not a BM25 statistics file of this format".into()));
         }

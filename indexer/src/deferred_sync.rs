@@ -1,4 +1,7 @@
-//! A tantivy directory for building an index in a staging folder, syncing once at the end.
+//! A tantivy directory for building an index in a staging folder, syncing once at the end: the
+//! directory of a build by tantivy's threaded writer (a small build keeps its files in memory
+//! and writes them as one file, [`crate::pack`]). The measurements below were taken on small
+//! routes when they too were built this way.
 //!
 //! tantivy's `MmapDirectory` syncs every file it finishes (each segment's eight or so files,
 //! `meta.json`, `.managed.json`) and the folder after each commit. A BM25 build writes into a

@@ -37,7 +37,9 @@ use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Res
 /// and per-block maxima in `bm25-stats-<segment>.bin` (block-max pruning).
 /// 4: the per-block maxima are each block's (term frequency, length) Pareto front, so a block's
 /// bound is its exact largest score for any k1 and b.
-pub const INDEX_FORMAT: u32 = 4;
+/// 5: a small build's BM25 index is one file, `index.pack` (tantivy's files and the statistics
+/// files back to back, [`crate::pack`]).
+pub const INDEX_FORMAT: u32 = 5;
 pub(crate) const FINGERPRINT_FILE: &str = "fingerprint.json";
 
 /// The tool that wrote an index.

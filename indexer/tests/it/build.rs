@@ -197,6 +197,32 @@ fn an_index_of_the_previous_format_asks_for_a_rebuild() {
     RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("rebuilt index opens");
 }
 
+/// A small route's BM25 index is one file per analyzer (`index.pack`); a damaged one is refused
+/// at open with one line naming it and saying to rebuild, and a rebuild replaces it.
+#[test]
+fn a_small_routes_bm25_index_is_one_file_and_a_damaged_one_asks_for_a_rebuild() {
+    let (_tmp, corpus, idx) = rules_fixture();
+    build_route(&idx, &corpus, Route::FinanceZhRules, &BuildOptions::default(), None).expect("build");
+    let bm25 = idx.join("finance_zh_rules/bm25");
+    for a in [Analyzer::ZhJieba, Analyzer::ZhBigram] {
+        let files: Vec<String> = std::fs::read_dir(bm25.join(a.as_str()))
+            .expect("bm25 folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(files, vec!["index.pack".to_string()], "{a}");
+    }
+    let pack = bm25.join("zh_bigram/index.pack");
+    let bytes = std::fs::read(&pack).expect("pack");
+    std::fs::write(&pack, &bytes[..bytes.len() - 3]).expect("truncate");
+    let err = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect_err("damaged pack");
+    let msg = err.to_string();
+    assert!(msg.contains("index.pack") && msg.contains("--rebuild") && !msg.contains('\n'), "{msg}");
+    let rebuilt = BuildOptions { rebuild: true, ..Default::default() };
+    build_route(&idx, &corpus, Route::FinanceZhRules, &rebuilt, None).expect("rebuild");
+    let ri = RouteIndex::open(&idx, Route::FinanceZhRules, None).expect("rebuilt index opens");
+    assert_eq!(top_record(&ri, Analyzer::ZhBigram, "权益变动报告书").as_deref(), Some("5"));
+}
+
 /// A killed build leaves `.<route>.building-<pid>` behind: the next build of that route removes
 /// it when the process is gone, and leaves the folder of a running build and other routes'
 /// folders alone.
