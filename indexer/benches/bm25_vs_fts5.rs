@@ -39,6 +39,8 @@
 //! time, until [`BUILD_RUNS`] runs, and the median is reported, for our index and for FTS5 alike
 //! (one run of a few milliseconds varies by half from run to run). Our builds and FTS5's take
 //! turns, so a slower spell of the machine (seconds long on this shared VM) weighs on both.
+//! Beside them, the CPU time the hypervisor took from the machine during each side's builds
+//! ("steal", all runs summed): a spell of it slows our two-thread builds more than FTS5's one.
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -70,14 +72,19 @@ const OPEN_RUNS: usize = 5;
 /// The median times of `builds` (each returns its own time in seconds; `None`: not run, NaN),
 /// each repeated while its first run was shorter than [`REPEAT_BUILDS_UNDER_S`], until
 /// [`BUILD_RUNS`] runs, the builds taking turns.
-fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N]) -> [f64; N] {
+/// With each its median time, the CPU time the machine's hypervisor took from it over all its
+/// runs ([`steal_ms`]).
+fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N]) -> [(f64, f64); N] {
     let mut times: [Vec<f64>; N] = std::array::from_fn(|_| Vec::new());
+    let mut steal = [0.0; N];
     loop {
         let mut ran = false;
-        for (build, times) in builds.iter_mut().zip(&mut times) {
+        for ((build, times), steal) in builds.iter_mut().zip(&mut times).zip(&mut steal) {
             let Some(build) = build else { continue };
             if times.is_empty() || (times[0] < REPEAT_BUILDS_UNDER_S && times.len() < BUILD_RUNS) {
+                let before = steal_ms();
                 times.push(build());
+                *steal += steal_ms() - before;
                 ran = true;
             }
         }
@@ -85,10 +92,24 @@ fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N
             break;
         }
     }
+    let mut steal = steal.into_iter();
     times.map(|mut t| {
         t.sort_by(f64::total_cmp);
-        percentile(&t, 0.5)
+        (percentile(&t, 0.5), steal.next().unwrap_or(f64::NAN))
     })
+}
+
+/// CPU time, in milliseconds summed over the CPUs, that the hypervisor has given to other
+/// guests while this one wanted to run ("steal" in `/proc/stat`, counted in 1/100 s); NaN where
+/// it is not reported. A build during which the machine lost CPU this way is slower for a reason
+/// outside the build: this machine is a shared VM, and the bench prints it beside the builds.
+fn steal_ms() -> f64 {
+    let stat = fs_err::read_to_string("/proc/stat").unwrap_or_default();
+    stat.lines()
+        .find_map(|l| l.strip_prefix("cpu "))
+        .and_then(|l| l.split_whitespace().nth(7))
+        .and_then(|v| v.parse::<f64>().ok())
+        .map_or(f64::NAN, |ticks| ticks * 10.0)
 }
 
 /// A build time: in milliseconds (two decimals) under a second, else in seconds; NaN (not
@@ -196,7 +217,7 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     };
     // Taking turns, so that a drift of the machine's speed over a few seconds (a shared VM's)
     // weighs on both alike.
-    let [ours_build, fts_build] = median_builds([
+    let [(ours_build, ours_steal), (fts_build, fts_steal)] = median_builds([
         (!reuse).then_some(&mut ours_build as &mut dyn FnMut() -> f64),
         with_fts.then_some(&mut fts_build as &mut dyn FnMut() -> f64),
     ]);
@@ -309,7 +330,7 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
     println!(
-        "| {name} | {} | {} | {threads} | {} | {} | {:.2}× | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
+        "| {name} | {} | {} | {threads} | {} | {} | {:.2}× | {ours_steal:.0} / {fts_steal:.0} ms | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         index.num_docs(),
         queries.len(),
         seconds(ours_build),
@@ -371,9 +392,9 @@ fn routes_from_env(default: &[Route]) -> Vec<Route> {
 fn main() {
     let threads: usize = std::env::var("ANSER_BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2);
     println!(
-        "| corpus | units | queries | tantivy threads | build ours | build FTS5 | build FTS5/ours | size ours / FTS5 | open ours | query p50 / p95 ours (pruned) | p50 / p95 exhaustive | p50 / p95 FTS5 | p95 FTS5/ours | postings scored | same top-1 | peak RSS so far |"
+        "| corpus | units | queries | tantivy threads | build ours | build FTS5 | build FTS5/ours | CPU stolen during the builds ours / FTS5 | size ours / FTS5 | open ours | query p50 / p95 ours (pruned) | p50 / p95 exhaustive | p50 / p95 FTS5 | p95 FTS5/ours | postings scored | same top-1 | peak RSS so far |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     if let Some(root) = std::env::var_os("ANSER_BENCH_CORPUS").map(PathBuf::from) {
         let query_dir = std::env::var_os("ANSER_BENCH_QUERY")
             .map(PathBuf::from)
