@@ -37,10 +37,12 @@
 //!
 //! Build times: a build shorter than [`REPEAT_BUILDS_UNDER_S`] is repeated, from scratch each
 //! time, until [`BUILD_RUNS`] runs, and the median is reported, for our index and for FTS5 alike
-//! (one run of a few milliseconds varies by half from run to run). Our builds and FTS5's take
-//! turns, so a slower spell of the machine (seconds long on this shared VM) weighs on both.
-//! Beside them, the CPU time the hypervisor took from the machine during each side's builds
-//! ("steal", all runs summed): a spell of it slows our two-thread builds more than FTS5's one.
+//! (one run of a few milliseconds varies by half from run to run), with the fastest and the
+//! slowest run beside it. Our builds and FTS5's take turns, so a slower spell of the machine
+//! (seconds long on this shared VM) weighs on both. Beside them, the CPU time the hypervisor
+//! took from the machine during each side's builds ("steal", all runs summed). On this VM the
+//! second CPU is at times not there in parallel (two-thread builds then take as long as one
+//! thread's, with no steal counted), which slows our two-thread builds and not FTS5's one.
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -72,9 +74,9 @@ const OPEN_RUNS: usize = 5;
 /// The median times of `builds` (each returns its own time in seconds; `None`: not run, NaN),
 /// each repeated while its first run was shorter than [`REPEAT_BUILDS_UNDER_S`], until
 /// [`BUILD_RUNS`] runs, the builds taking turns.
-/// With each its median time, the CPU time the machine's hypervisor took from it over all its
-/// runs ([`steal_ms`]).
-fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N]) -> [(f64, f64); N] {
+/// With each its median time, its fastest and slowest run, and the CPU time the machine's
+/// hypervisor took from it over all its runs ([`steal_ms`]).
+fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N]) -> [(f64, f64, f64, f64); N] {
     let mut times: [Vec<f64>; N] = std::array::from_fn(|_| Vec::new());
     let mut steal = [0.0; N];
     loop {
@@ -95,7 +97,8 @@ fn median_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N
     let mut steal = steal.into_iter();
     times.map(|mut t| {
         t.sort_by(f64::total_cmp);
-        (percentile(&t, 0.5), steal.next().unwrap_or(f64::NAN))
+        let (min, max) = (t.first().copied().unwrap_or(f64::NAN), t.last().copied().unwrap_or(f64::NAN));
+        (percentile(&t, 0.5), min, max, steal.next().unwrap_or(f64::NAN))
     })
 }
 
@@ -116,6 +119,12 @@ fn steal_ms() -> f64 {
 /// built) as is.
 fn seconds(s: f64) -> String {
     if s < 1.0 { format!("{:.2} ms", s * 1e3) } else { format!("{s:.3} s") }
+}
+
+/// A median build time with its fastest and slowest run ([`seconds`]), the range only when the
+/// build was repeated.
+fn seconds_range(median: f64, min: f64, max: f64) -> String {
+    if min < max { format!("{} ({}–{})", seconds(median), seconds(min), seconds(max)) } else { seconds(median) }
 }
 
 /// Linearly interpolated percentile (numpy's default) of sorted values; NaN when empty.
@@ -217,7 +226,7 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     };
     // Taking turns, so that a drift of the machine's speed over a few seconds (a shared VM's)
     // weighs on both alike.
-    let [(ours_build, ours_steal), (fts_build, fts_steal)] = median_builds([
+    let [(ours_build, ours_min, ours_max, ours_steal), (fts_build, fts_min, fts_max, fts_steal)] = median_builds([
         (!reuse).then_some(&mut ours_build as &mut dyn FnMut() -> f64),
         with_fts.then_some(&mut fts_build as &mut dyn FnMut() -> f64),
     ]);
@@ -333,8 +342,8 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
         "| {name} | {} | {} | {threads} | {} | {} | {:.2}× | {ours_steal:.0} / {fts_steal:.0} ms | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         index.num_docs(),
         queries.len(),
-        seconds(ours_build),
-        seconds(fts_build),
+        seconds_range(ours_build, ours_min, ours_max),
+        seconds_range(fts_build, fts_min, fts_max),
         fts_build / ours_build,
         mib(ours_size),
         mib(fts_size),
@@ -392,7 +401,7 @@ fn routes_from_env(default: &[Route]) -> Vec<Route> {
 fn main() {
     let threads: usize = std::env::var("ANSER_BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2);
     println!(
-        "| corpus | units | queries | tantivy threads | build ours | build FTS5 | build FTS5/ours | CPU stolen during the builds ours / FTS5 | size ours / FTS5 | open ours | query p50 / p95 ours (pruned) | p50 / p95 exhaustive | p50 / p95 FTS5 | p95 FTS5/ours | postings scored | same top-1 | peak RSS so far |"
+        "| corpus | units | queries | tantivy threads | build ours (fastest–slowest) | build FTS5 (fastest–slowest) | build FTS5/ours | CPU stolen during the builds ours / FTS5 | size ours / FTS5 | open ours | query p50 / p95 ours (pruned) | p50 / p95 exhaustive | p50 / p95 FTS5 | p95 FTS5/ours | postings scored | same top-1 | peak RSS so far |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     if let Some(root) = std::env::var_os("ANSER_BENCH_CORPUS").map(PathBuf::from) {
