@@ -272,10 +272,14 @@ mod tests {
         let at = good.len() - 16;
         long_table[at..at + 8].copy_from_slice(&(good.len() as u64).to_le_bytes());
         cases.push(("table out of bounds", long_table));
-        let mut far = good.clone();
+        // A file past the end, one ending inside the table, one starting inside the magic.
         let offset_at = good.len() - 16 - 16;
-        far[offset_at..offset_at + 8].copy_from_slice(&1000u64.to_le_bytes());
-        cases.push(("x: out of bounds", far));
+        let table_start = (good.len() - 16 - (2 + 1 + 8 + 8)) as u64;
+        for offset in [1000, table_start - 2, 0] {
+            let mut bad = good.clone();
+            bad[offset_at..offset_at + 8].copy_from_slice(&offset.to_le_bytes());
+            cases.push(("x: out of bounds", bad));
+        }
         let mut cut = good.clone();
         let at = good.len() - 16;
         cut[at..at + 8].copy_from_slice(&(1 + 2 + 8 + 8 - 1u64).to_le_bytes());
