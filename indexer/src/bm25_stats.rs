@@ -35,7 +35,7 @@ use tantivy::{
     schema::{Field, IndexRecordOption},
 };
 
-use crate::{Error, Result, parallel::in_parallel};
+use crate::{Error, Result, le_reader::LeReader, parallel::in_parallel};
 
 const MAGIC: &[u8; 8] = b"ANSBM25\x02";
 /// Documents per tantivy postings block.
@@ -345,7 +345,7 @@ impl SegmentStats {
             Err(e) => return Err(bad(format!("unreadable: {e}"))),
         };
         let bytes = bytes.as_slice();
-        let mut r = Reader { bytes, at: 0 };
+        let mut r = LeReader::new(bytes);
         if r.take(8) != Some(MAGIC.as_slice()) {
             return Err(bad("not a BM25 statistics file of this format".into()));
         }
@@ -388,28 +388,6 @@ impl SegmentStats {
             return Err(bad("block range out of bounds".into()));
         }
         Ok(Self { lens, terms, blocks, points })
-    }
-}
-
-/// Little-endian cursor over a byte slice.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let s = self.bytes.get(self.at..self.at + n)?;
-        self.at += n;
-        Some(s)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
     }
 }
 

@@ -43,6 +43,7 @@ mod error;
 pub mod evidence;
 pub mod filter;
 pub mod fingerprint;
+mod le_reader;
 mod pack;
 mod parallel;
 pub mod progress;

@@ -30,7 +30,7 @@ use tantivy::{
     },
 };
 
-use crate::{Error, Result};
+use crate::{Error, Result, le_reader::LeReader};
 
 /// The pack's file name in an index folder.
 pub(crate) const PACK_FILE: &str = "index.pack";
@@ -116,14 +116,12 @@ impl PackDirectory {
         if head.as_slice() != MAGIC || &tail.as_slice()[8..] != MAGIC {
             return Err(bad("not an index pack of this format"));
         }
-        let mut table_len = [0u8; 8];
-        table_len.copy_from_slice(&tail.as_slice()[..8]);
-        let table_len = u64::from_le_bytes(table_len);
+        let table_len = LeReader::new(tail.as_slice()).u64().ok_or_else(|| bad("truncated footer"))?;
         let table_end = len - magic - 8;
         let table_start =
             table_end.checked_sub(table_len).filter(|&s| s >= magic).ok_or_else(|| bad("table out of bounds"))?;
         let table = whole.read_bytes_slice(table_start as usize..table_end as usize)?;
-        let mut rest = table.as_slice();
+        let mut rest = LeReader::new(table.as_slice());
         let mut files = BTreeMap::new();
         while !rest.is_empty() {
             let (name, offset, size) = entry(&mut rest).ok_or_else(|| bad("truncated table"))?;
@@ -144,18 +142,11 @@ impl PackDirectory {
     }
 }
 
-/// The next table entry of `rest` (name, offset, length), advancing it.
-fn entry<'a>(rest: &mut &'a [u8]) -> Option<(&'a str, u64, u64)> {
-    fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-        let (head, tail) = rest.split_at_checked(n)?;
-        *rest = tail;
-        Some(head)
-    }
-    let name_len = u16::from_le_bytes(take(rest, 2)?.try_into().ok()?);
-    let name = std::str::from_utf8(take(rest, usize::from(name_len))?).ok()?;
-    let offset = u64::from_le_bytes(take(rest, 8)?.try_into().ok()?);
-    let size = u64::from_le_bytes(take(rest, 8)?.try_into().ok()?);
-    Some((name, offset, size))
+/// The next table entry of `rest` (name, offset, length).
+fn entry<'a>(rest: &mut LeReader<'a>) -> Option<(&'a str, u64, u64)> {
+    let name_len = rest.u16()?;
+    let name = std::str::from_utf8(rest.take(usize::from(name_len))?).ok()?;
+    Some((name, rest.u64()?, rest.u64()?))
 }
 
 impl Directory for PackDirectory {
