@@ -117,8 +117,8 @@ fn small_build_budget(text_bytes: usize) -> usize {
     text_bytes.saturating_mul(9).clamp(1 << 16, DEFAULT_WRITER_MEMORY_PER_THREAD)
 }
 
-/// Units held by a small build: their texts back to back and, per unit, where its text ends
-/// and its fast-field values. The tantivy documents are made on the segment writers' threads
+/// Units held by a small build: their texts back to back and, per unit, where its text ends,
+/// its ordinal and its filter attributes. The tantivy documents are made on the segment writers' threads
 /// (making them as units arrive took a tenth of a small route's build on the one thread that
 /// reads the units).
 #[derive(Default)]
@@ -127,22 +127,17 @@ struct Held {
     units: Vec<HeldUnit>,
 }
 
-/// One held unit: the end of its text in [`Held::text`] and its fast-field values.
+/// One held unit: the end of its text in [`Held::text`], its ordinal and filter attributes.
 struct HeldUnit {
     end: usize,
     ord: u32,
-    year: i64,
-    first: u64,
-    last: u64,
-    evidence: u32,
+    attrs: UnitAttrs,
 }
 
 impl Held {
     fn push(&mut self, unit: &Unit, attrs: &UnitAttrs) {
         self.text.push_str(&unit.text);
-        let (year, first, last) = attrs.fast_values();
-        let end = self.text.len();
-        self.units.push(HeldUnit { end, ord: unit.ord, year, first, last, evidence: attrs.evidence });
+        self.units.push(HeldUnit { end: self.text.len(), ord: unit.ord, attrs: *attrs });
     }
 
     /// The start of unit `i`'s text.
@@ -153,25 +148,20 @@ impl Held {
     /// Unit `i`'s tantivy document.
     fn doc(&self, fields: &Fields, i: usize) -> TantivyDocument {
         let u = &self.units[i];
-        unit_doc(fields, u.ord, (u.year, u.first, u.last), u.evidence, &self.text[self.start(i)..u.end])
+        unit_doc(fields, u.ord, &u.attrs, &self.text[self.start(i)..u.end])
     }
 }
 
 /// A unit's tantivy document: its ordinal, filter attributes and text.
-fn unit_doc(
-    fields: &Fields,
-    ord: u32,
-    (year, first, last): (i64, u64, u64),
-    evidence: u32,
-    text: &str,
-) -> TantivyDocument {
+fn unit_doc(fields: &Fields, ord: u32, attrs: &UnitAttrs, text: &str) -> TantivyDocument {
+    let (year, first, last) = attrs.fast_values();
     // Sized for its text and five numbers (tantivy's default reserves 1 KiB per document).
     let mut doc = TantivyDocument::with_capacity(text.len() + 64);
     doc.add_u64(fields.ord, u64::from(ord));
     doc.add_i64(fields.year, year);
     doc.add_u64(fields.day_first, first);
     doc.add_u64(fields.day_last, last);
-    doc.add_u64(fields.evidence, u64::from(evidence));
+    doc.add_u64(fields.evidence, u64::from(attrs.evidence));
     doc.add_text(fields.text, text);
     doc
 }
@@ -246,13 +236,7 @@ impl Bm25Writer {
     pub fn add(&mut self, unit: &Unit, attrs: &UnitAttrs) -> Result<()> {
         match &mut self.sink {
             Sink::Threaded(writer) => {
-                writer.add_document(unit_doc(
-                    &self.fields,
-                    unit.ord,
-                    attrs.fast_values(),
-                    attrs.evidence,
-                    &unit.text,
-                ))?;
+                writer.add_document(unit_doc(&self.fields, unit.ord, attrs, &unit.text))?;
             }
             Sink::Small(held) => {
                 held.push(unit, attrs);
