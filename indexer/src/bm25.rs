@@ -104,18 +104,20 @@ pub const PARALLEL_BUILD_BYTES: usize = 128 << 10;
 /// tantivy's index metadata file.
 const META_FILE: &str = "meta.json";
 
-/// The memory budget of a segment writer of [`Bm25Writer::write_segments`] given `text_bytes` of
-/// text.
+/// The memory budget of each segment writer of [`Bm25Writer::write_segments`].
 ///
 /// tantivy sizes the term hash table from the budget alone (the largest power of two of 8-byte
-/// slots under a third of it, at most 2^19 slots): at [`DEFAULT_WRITER_MEMORY_PER_THREAD`] a
-/// 47 kB route filled and then scanned a 4 MiB table, half of its build time. A segment writer
-/// used on its own never flushes on its budget and the table doubles when it fills, so the
-/// budget only picks the starting size: here about one slot per three bytes of text (at least
-/// 2^11 slots).
-fn small_build_budget(text_bytes: usize) -> usize {
-    text_bytes.saturating_mul(9).clamp(1 << 16, DEFAULT_WRITER_MEMORY_PER_THREAD)
-}
+/// slots under a third of it, at most 2^19 slots). A segment writer used on its own never
+/// flushes on its budget and the table doubles when it fills, so the budget only picks the
+/// starting size: here 2^13 slots (64 KiB), which stay in the CPU's cache while the table is
+/// small. Sized by the text instead (one slot per three bytes, 2 MiB for
+/// finance_en_capital_rules), the builds were slower on the release-size sample (two threads,
+/// 40 builds, three rounds, the two binaries alternating): finance_en_capital_rules fastest
+/// 7.11 / 7.08 / 7.33 → 6.59 / 6.78 / 6.60 ms, legal_en_precedents median 24.5 / 25.0 / 24.5 →
+/// 22.7 / 22.4 / 22.1 ms, legal_zh_cases 109.9 / 110.7 / 105.7 → 103.8 / 104.6 / 103.1 ms,
+/// finance_en_audit fastest 7.72 / 7.73 / 9.55 → 7.43 / 7.82 / 7.19 ms, finance_zh_rules alike
+/// (1.9–2.3 ms).
+const SMALL_BUILD_WRITER_BUDGET: usize = 256 << 10;
 
 /// Units held by a small build: their texts back to back and, per unit, where its text ends,
 /// its ordinal and its filter attributes. The tantivy documents are made on the segment writers' threads
@@ -271,30 +273,25 @@ impl Bm25Writer {
         let index = self.create_index(Box::new(ram.clone()), true)?;
         let total = held.text.len();
         let parts = self.threads.min(1 + total / PARALLEL_BUILD_BYTES);
-        // Contiguous shares of about equal text: (units, text bytes). A unit goes to the share its
-        // text starts in.
-        let mut shares: Vec<(std::ops::Range<usize>, usize)> = Vec::with_capacity(parts);
+        // Contiguous shares of about equal text: a unit goes to the share its text starts in.
+        let mut shares: Vec<std::ops::Range<usize>> = Vec::with_capacity(parts);
         for i in 0..held.units.len() {
-            let (start, end) = (held.start(i), held.units[i].end);
-            let share = (start * parts / total.max(1)).min(parts - 1);
+            let share = (held.start(i) * parts / total.max(1)).min(parts - 1);
             let opened = shares.len();
             match shares.last_mut() {
-                Some((units, bytes)) if opened > share => {
-                    units.end = i + 1;
-                    *bytes += end - start;
-                }
-                _ => shares.push((i..i + 1, end - start)),
+                Some(units) if opened > share => units.end = i + 1,
+                _ => shares.push(i..i + 1),
             }
         }
         let (fields, text) = (&self.fields, self.fields.text);
         let metas = crate::parallel::in_parallel(
             "BM25 segment writer",
-            shares.into_iter().map(|(units, b)| {
+            shares.into_iter().map(|units| {
                 let (index, directory) = (&index, &ram);
                 move || -> Result<tantivy::SegmentMeta> {
                     let segment = index.new_segment();
                     let mut writer =
-                        tantivy::indexer::SegmentWriter::for_segment(small_build_budget(b), segment.clone())?;
+                        tantivy::indexer::SegmentWriter::for_segment(SMALL_BUILD_WRITER_BUDGET, segment.clone())?;
                     let mut lens = Vec::with_capacity(units.len());
                     token_count::take();
                     for (opstamp, i) in (0u64..).zip(units) {
@@ -725,5 +722,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A segment writer's term table starts at 2^13 slots ([`SMALL_BUILD_WRITER_BUDGET`]) and
+    /// grows: a one-segment build of 40,000 distinct terms (five times the starting slots)
+    /// holds every term with its document frequency, and a search finds the unit of the last.
+    #[test]
+    fn small_build_holds_more_terms_than_its_starting_table() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let analyzer = Analyzer::En;
+        let mut writer = Bm25Writer::create(tmp.path(), analyzer, 1, DEFAULT_SMALL_BUILD_BYTES).expect("writer");
+        for ord in 0..2000u32 {
+            let words: Vec<String> = (0..20).map(|j| format!("t{}x", ord * 20 + j)).collect();
+            let unit = Unit {
+                ord,
+                kind: "rule".into(),
+                record_id: ord.to_string(),
+                chunk: 0,
+                text: format!("{} shared", words.join(" ")),
+                evidence: Default::default(),
+                date: Default::default(),
+            };
+            writer.add(&unit, &UnitAttrs::default()).expect("add");
+        }
+        writer.finish().expect("finish");
+        let index = Bm25Index::open_with(tmp.path(), analyzer, 0).expect("open");
+        let segments = index.searcher.segment_readers();
+        assert_eq!(segments.len(), 1);
+        let inverted = segments[0].inverted_index(index.fields.text).expect("inverted");
+        assert_eq!(inverted.terms().num_terms(), 40_001);
+        for (term, doc_freq) in [("t0x", 1), ("t39999x", 1), ("shared", 2000)] {
+            let info = inverted.terms().get(term.as_bytes()).expect("lookup").expect(term);
+            assert_eq!(info.doc_freq, doc_freq, "{term}");
+        }
+        let params = Bm25Params::new(1.2, 0.75, Idf::Fts5).expect("params");
+        let hits = index.search("t39999x", 10, &params).expect("search");
+        assert_eq!(hits.iter().map(|h| h.ord).collect::<Vec<_>>(), vec![1999]);
     }
 }
