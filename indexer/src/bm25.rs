@@ -602,6 +602,19 @@ impl Bm25Index {
 mod tests {
     use super::*;
 
+    /// A rule unit with ordinal `ord`, its record id the ordinal, holding `text`.
+    fn rule_unit(ord: u32, text: String) -> Unit {
+        Unit {
+            ord,
+            kind: "rule".into(),
+            record_id: ord.to_string(),
+            chunk: 0,
+            text,
+            evidence: Default::default(),
+            date: Default::default(),
+        }
+    }
+
     #[test]
     fn defaults_and_validation() {
         let p = Bm25Params::default();
@@ -643,16 +656,7 @@ mod tests {
         let words = ["银行", "资本", "充足率", "监管", "capital", "ratio", "第", "条", "rules"];
         for ord in 0..3000u32 {
             let text: String = (0..12).map(|j| words[((ord * 7 + j * 3) % 9) as usize]).collect::<Vec<_>>().join(" ");
-            let unit = Unit {
-                ord,
-                kind: "rule".into(),
-                record_id: ord.to_string(),
-                chunk: 0,
-                text: format!("{text} {ord}"),
-                evidence: Default::default(),
-                date: Default::default(),
-            };
-            writer.add(&unit, &UnitAttrs::default()).expect("add");
+            writer.add(&rule_unit(ord, format!("{text} {ord}")), &UnitAttrs::default()).expect("add");
         }
         writer.finish().expect("finish");
         let cached = Bm25Index::open(tmp.path(), analyzer).expect("open");
@@ -695,16 +699,7 @@ mod tests {
                 let mut writer =
                     Bm25Writer::create(tmp.path(), analyzer, threads, DEFAULT_SMALL_BUILD_BYTES).expect("writer");
                 for (ord, text) in (0u32..).zip(&texts) {
-                    let unit = Unit {
-                        ord,
-                        kind: "rule".into(),
-                        record_id: ord.to_string(),
-                        chunk: 0,
-                        text: text.clone(),
-                        evidence: Default::default(),
-                        date: Default::default(),
-                    };
-                    writer.add(&unit, &UnitAttrs::default()).expect("add");
+                    writer.add(&rule_unit(ord, text.clone()), &UnitAttrs::default()).expect("add");
                 }
                 writer.finish().expect("finish");
                 let (index, files, shown) = open_index(tmp.path()).expect("open");
@@ -734,16 +729,7 @@ mod tests {
         let mut writer = Bm25Writer::create(tmp.path(), analyzer, 1, DEFAULT_SMALL_BUILD_BYTES).expect("writer");
         for ord in 0..2000u32 {
             let words: Vec<String> = (0..20).map(|j| format!("t{}x", ord * 20 + j)).collect();
-            let unit = Unit {
-                ord,
-                kind: "rule".into(),
-                record_id: ord.to_string(),
-                chunk: 0,
-                text: format!("{} shared", words.join(" ")),
-                evidence: Default::default(),
-                date: Default::default(),
-            };
-            writer.add(&unit, &UnitAttrs::default()).expect("add");
+            writer.add(&rule_unit(ord, format!("{} shared", words.join(" "))), &UnitAttrs::default()).expect("add");
         }
         writer.finish().expect("finish");
         let index = Bm25Index::open_with(tmp.path(), analyzer, 0).expect("open");
