@@ -5,9 +5,10 @@
 //! stored twice, once per search structure, so that each search filters *while* it ranks rather
 //! than re-searching deeper after dropping hits:
 //!
-//! - in every BM25 index as tantivy fast fields (`year`, `day_first`, `day_last`, `evidence`),
-//!   read by the scorer for each posting before it scores the document — the same columns a
-//!   tantivy range or term query over fast fields would read;
+//! - in every BM25 index as tantivy fast fields (`year`, `day_first`, `day_last`, `evidence`;
+//!   a unit without a date or evidence kind has no value there), read by the scorer for each
+//!   posting before it scores the document — the same columns a tantivy range or term query
+//!   over fast fields would read;
 //! - in `unit_attrs.bin` beside the vectors (16 bytes per unit, in ordinal order), read by the
 //!   HNSW filter (`hnsw_rs` `search_filter`) and the exact search.
 //!
@@ -22,7 +23,7 @@ use std::{
 
 use anser_manifest::boundary::{DateWindow, RecordDate};
 
-use crate::{Error, Result};
+use crate::{Error, Result, units::Unit};
 
 pub(crate) const ATTRS_FILE: &str = "unit_attrs.bin";
 /// Bytes per unit in [`ATTRS_FILE`]: year (i32), first day, last day, evidence mask (u32 each).
@@ -45,23 +46,24 @@ pub struct UnitAttrs {
 }
 
 impl UnitAttrs {
-    /// The fast-field values stored in the BM25 index: year, first day, last day. Missing
-    /// values are stored as values no range can admit (`i64::MAX`, `u64::MAX`, 0), so a range
-    /// filter over the columns needs no special case for undated units.
-    pub(crate) fn fast_values(&self) -> (i64, u64, u64) {
-        let year = self.date.year.map_or(i64::MAX, i64::from);
-        let (first, last) = self.date.days.map_or((u64::MAX, 0), |(f, l)| (u64::from(f), u64::from(l)));
-        (year, first, last)
-    }
-
-    /// Inverse of [`Self::fast_values`].
+    /// The attributes read from a document's fast-field values in the BM25 index: year, first
+    /// day, last day, evidence mask, a value the document does not have read as `i64::MAX`,
+    /// `u64::MAX`, `u64::MAX` and 0 (the writer leaves out what a unit does not have).
     pub(crate) fn from_fast_values(year: i64, first: u64, last: u64, evidence: u64) -> UnitAttrs {
         let year = i32::try_from(year).ok();
         let days = match (u32::try_from(first), u32::try_from(last)) {
-            (Ok(f), Ok(l)) if last != 0 => Some((f, l)),
+            (Ok(f), Ok(l)) => Some((f, l)),
             _ => None,
         };
         UnitAttrs { date: RecordDate { year, days }, evidence: evidence as u32 }
+    }
+
+    /// A unit's attributes: its record's dates and the mask of the evidence kinds it names
+    /// (`kinds`, the route's, in bit order).
+    pub fn of_unit(unit: &Unit, kinds: &[String]) -> UnitAttrs {
+        let evidence =
+            kinds.iter().enumerate().filter(|(_, k)| unit.evidence.contains_key(*k)).fold(0u32, |m, (i, _)| m | 1 << i);
+        UnitAttrs { date: unit.date, evidence }
     }
 
     fn to_bytes(self) -> [u8; ATTRS_BYTES] {
@@ -177,15 +179,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn attrs_round_trip_through_both_encodings() {
+    fn attrs_round_trip_through_the_attrs_file() {
         for attrs in [
             UnitAttrs { date: RecordDate::parse("2019-05-12"), evidence: 0b10 },
             UnitAttrs { date: RecordDate::of_parts(Some(2021), None), evidence: 1 },
             UnitAttrs::default(),
         ] {
             assert_eq!(UnitAttrs::from_bytes(&attrs.to_bytes()), attrs);
-            let (y, f, l) = attrs.fast_values();
-            assert_eq!(UnitAttrs::from_fast_values(y, f, l, u64::from(attrs.evidence)), attrs);
         }
     }
 

@@ -39,7 +39,9 @@ use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Res
 /// bound is its exact largest score for any k1 and b.
 /// 5: a small build's BM25 index is one file, `index.pack` (tantivy's files and the statistics
 /// files back to back, [`crate::pack`]).
-pub const INDEX_FORMAT: u32 = 5;
+/// 6: the BM25 fast fields hold only the values a unit has (no year, days or evidence mask
+/// stored as a sentinel), so a segment of undated units has no date columns.
+pub const INDEX_FORMAT: u32 = 6;
 pub(crate) const FINGERPRINT_FILE: &str = "fingerprint.json";
 
 /// The tool that wrote an index.

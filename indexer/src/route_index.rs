@@ -28,7 +28,7 @@ use crate::{
     fingerprint::{Bm25Part, CorpusIdentity, DensePart, Fingerprint, tool_version},
     progress::bar,
     store::{UnitStore, UnitStoreWriter},
-    units::{Unit, count_records, read_units, route_evidence_kinds},
+    units::{count_records, read_units, route_evidence_kinds},
     vectors::VectorIndex,
 };
 
@@ -294,7 +294,7 @@ fn write_index(
         corpus_path,
         want.chunking,
         |unit| {
-            let attrs = unit_attrs(&unit, &kinds);
+            let attrs = UnitAttrs::of_unit(&unit, &kinds);
             store.add(&unit)?;
             attrs_out.add(&attrs)?;
             for w in &mut writers {
@@ -332,14 +332,6 @@ fn write_index(
     want.stats = stats;
     want.write(dir)?;
     Ok((dense_stats, checkpoint))
-}
-
-/// The filter attributes of a unit: its record's dates and the mask of the evidence kinds
-/// (`kinds`, in bit order) it names.
-fn unit_attrs(unit: &Unit, kinds: &[String]) -> UnitAttrs {
-    let evidence =
-        kinds.iter().enumerate().filter(|(_, k)| unit.evidence.contains_key(*k)).fold(0u32, |m, (i, _)| m | 1 << i);
-    UnitAttrs { date: unit.date, evidence }
 }
 
 /// An open route index.
