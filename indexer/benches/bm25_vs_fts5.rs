@@ -45,9 +45,15 @@
 //! shared VM) weighs on both, and a build of a few milliseconds is timed over a second or more
 //! rather than over the 50 ms that seven runs take, which one such spell could cover. Beside
 //! them, the CPU time the hypervisor took from the machine during each side's builds ("steal",
-//! all runs summed). On this VM the second CPU is at times not there in parallel (two-thread
-//! builds then take as long as one thread's, with no steal counted), which slows our
-//! two-thread builds and not FTS5's one.
+//! all runs summed), and each side's CPU time per second of wall time (the process's user and
+//! system time, all threads; median over the runs). On this VM the second CPU is at times not
+//! there in parallel: two-thread builds then take as long as one thread's, with no steal
+//! counted, and the CPU / wall of our builds drops from about 1.8 towards 1. That slows our
+//! two-thread builds and not FTS5's one, and the column shows when it happened.
+//!
+//! Our index stores each unit's filter attributes as `anser index` makes them (its record's
+//! dates on dated routes, the mask of the evidence kinds it names); the official baseline's FTS5
+//! table has none.
 //!
 //! Chinese routes use `zh_bigram` (the official baseline's terms), English ones `en`. BM25 is
 //! k1 1.2, b 0.75 with FTS5's idf, i.e. FTS5's ranking function; the pruned top 10 is asserted
@@ -61,10 +67,10 @@ use std::{
 };
 
 use anser_indexer::{
-    Analyzer, Bm25Params, Chunking, Tokens, UnitFilter,
+    Analyzer, Bm25Params, Chunking, Tokens, UnitAttrs, UnitFilter,
     bm25::{Bm25Index, Bm25Writer},
     corpus_file,
-    units::{Unit, read_units},
+    units::{Unit, read_units, route_evidence_kinds},
 };
 use anser_manifest::{Route, load_public_tasks};
 use anser_samples::{SampleOptions, Size, generate};
@@ -85,14 +91,40 @@ const MAX_BUILD_RUNS: usize = 101;
 /// Opens of our index timed; the median is reported.
 const OPEN_RUNS: usize = 5;
 
+/// One timed build: its wall time and the CPU time the process used meanwhile (seconds).
+#[derive(Clone, Copy)]
+struct Run {
+    wall: f64,
+    cpu: f64,
+}
+
+/// Wall time and the process's CPU time (user and system, all threads) since it was started.
+struct Stopwatch {
+    wall: Instant,
+    cpu: cpu_time::ProcessTime,
+}
+
+impl Stopwatch {
+    fn start() -> Self {
+        Self { wall: Instant::now(), cpu: cpu_time::ProcessTime::now() }
+    }
+
+    fn stop(&self) -> Run {
+        Run { wall: self.wall.elapsed().as_secs_f64(), cpu: self.cpu.elapsed().as_secs_f64() }
+    }
+}
+
 /// One side's repeated build: its median, fastest and slowest run (seconds), its number of
-/// runs, and the CPU time the machine's hypervisor took from it over all its runs ([`steal_ms`]).
+/// runs, the median over its runs of the CPU time used per second of wall time (two threads
+/// that ran side by side all along: about 2; that took turns on one CPU: about 1), and the CPU
+/// time the machine's hypervisor took from it over all its runs ([`steal_ms`]).
 #[derive(Clone, Copy)]
 struct BuildTimes {
     median: f64,
     min: f64,
     max: f64,
     runs: usize,
+    cpu_per_wall: f64,
     steal_ms: f64,
 }
 
@@ -108,21 +140,21 @@ impl BuildTimes {
     }
 }
 
-/// The times of `builds` (each returns its own time in seconds; `None`: not run, NaN), each
+/// The times of `builds` (each returns its own [`Run`]; `None`: not run, NaN), each
 /// run twice when its first run was shorter than [`SECOND_RUN_UNDER_S`], and repeated while its
 /// fastest run is shorter than [`REPEAT_BUILDS_UNDER_S`], for at least
 /// [`BUILD_RUNS`] runs and [`MIN_BUILD_SPAN_S`] of build time, at most [`MAX_BUILD_RUNS`] runs,
 /// the builds taking turns.
-fn repeated_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>; N]) -> [BuildTimes; N] {
-    let mut times: [Vec<f64>; N] = std::array::from_fn(|_| Vec::new());
+fn repeated_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> Run>; N]) -> [BuildTimes; N] {
+    let mut times: [Vec<Run>; N] = std::array::from_fn(|_| Vec::new());
     let mut steal = [0.0; N];
-    let again = |t: &[f64]| {
-        let fastest = t.iter().copied().fold(f64::INFINITY, f64::min);
+    let again = |t: &[Run]| {
+        let fastest = t.iter().map(|r| r.wall).fold(f64::INFINITY, f64::min);
         t.is_empty()
             || (t.len() == 1 && fastest < SECOND_RUN_UNDER_S)
             || (fastest < REPEAT_BUILDS_UNDER_S
                 && t.len() < MAX_BUILD_RUNS
-                && (t.len() < BUILD_RUNS || t.iter().sum::<f64>() < MIN_BUILD_SPAN_S))
+                && (t.len() < BUILD_RUNS || t.iter().map(|r| r.wall).sum::<f64>() < MIN_BUILD_SPAN_S))
     };
     loop {
         let mut ran = false;
@@ -140,13 +172,19 @@ fn repeated_builds<const N: usize>(mut builds: [Option<&mut dyn FnMut() -> f64>;
         }
     }
     let mut steal = steal.into_iter();
-    times.map(|mut t| {
-        t.sort_by(f64::total_cmp);
+    times.map(|runs| {
+        let sorted = |f: fn(&Run) -> f64| {
+            let mut v: Vec<f64> = runs.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let wall = sorted(|r| r.wall);
         BuildTimes {
-            median: percentile(&t, 0.5),
-            min: t.first().copied().unwrap_or(f64::NAN),
-            max: t.last().copied().unwrap_or(f64::NAN),
-            runs: t.len(),
+            median: percentile(&wall, 0.5),
+            min: wall.first().copied().unwrap_or(f64::NAN),
+            max: wall.last().copied().unwrap_or(f64::NAN),
+            runs: runs.len(),
+            cpu_per_wall: percentile(&sorted(|r| r.cpu / r.wall), 0.5),
             steal_ms: steal.next().unwrap_or(f64::NAN),
         }
     })
@@ -210,6 +248,17 @@ fn mib(bytes: u64) -> f64 {
 fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: &[String], threads: usize) {
     let cell = std::cell::OnceCell::new();
     let units = || cell.get_or_init(load).as_slice();
+    // Each unit's filter attributes as `anser index` makes them (dates, evidence-kind mask):
+    // our index stores them, and the official baseline's FTS5 table has no filters.
+    let attrs_cell = std::cell::OnceCell::new();
+    let attrs = || {
+        attrs_cell
+            .get_or_init(|| {
+                let kinds: Vec<String> = route_evidence_kinds(route).into_iter().collect();
+                units().iter().map(|u| UnitAttrs::of_unit(u, &kinds)).collect::<Vec<_>>()
+            })
+            .as_slice()
+    };
     let analyzer = if route.as_str().contains("_zh_") { Analyzer::ZhBigram } else { Analyzer::En };
     let tmp = tempfile::tempdir().expect("tmp");
     // A kept index (ANSER_BENCH_INDEX_DIR) is complete once its marker file exists.
@@ -225,18 +274,18 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
         .unwrap_or(anser_indexer::DEFAULT_SMALL_BUILD_BYTES);
     let mut ours_build = || {
         // Read the units before the clock starts, as for FTS5 (they are loaded lazily).
-        let all = units();
+        let (all, all_attrs) = (units(), attrs());
         if ours_dir.exists() {
             fs_err::remove_dir_all(&ours_dir).expect("remove a partial or earlier index");
         }
         fs_err::create_dir_all(&ours_dir).expect("mkdir");
-        let t0 = Instant::now();
+        let clock = Stopwatch::start();
         let mut w = Bm25Writer::create(&ours_dir, analyzer, threads, small).expect("writer");
-        for u in all {
-            w.add(u, &anser_indexer::UnitAttrs { date: u.date, evidence: 0 }).expect("add");
+        for (u, a) in all.iter().zip(all_attrs) {
+            w.add(u, a).expect("add");
         }
         w.finish().expect("commit");
-        t0.elapsed().as_secs_f64()
+        clock.stop()
     };
 
     // SQLite FTS5, the official baseline's scheme (skipped with ANSER_BENCH_SKIP_FTS5=1, to
@@ -253,7 +302,7 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
             fs_err::remove_file(&fts_path).expect("remove the earlier FTS5 build");
         }
         let all = units();
-        let t0 = Instant::now();
+        let clock = Stopwatch::start();
         let c = rusqlite::Connection::open(&fts_path).expect("sqlite");
         c.execute_batch("CREATE VIRTUAL TABLE u USING fts5(terms, content='', tokenize='unicode61'); BEGIN;")
             .expect("fts5");
@@ -264,15 +313,15 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
             }
         }
         c.execute_batch("COMMIT;").expect("commit");
-        let time = t0.elapsed().as_secs_f64();
+        let run = clock.stop();
         conn = Some(c);
-        time
+        run
     };
     // Taking turns, so that a drift of the machine's speed over a few seconds (a shared VM's)
     // weighs on both alike.
     let [ours_times, fts_times] = repeated_builds([
-        (!reuse).then_some(&mut ours_build as &mut dyn FnMut() -> f64),
-        with_fts.then_some(&mut fts_build as &mut dyn FnMut() -> f64),
+        (!reuse).then_some(&mut ours_build as &mut dyn FnMut() -> Run),
+        with_fts.then_some(&mut fts_build as &mut dyn FnMut() -> Run),
     ]);
     if !reuse {
         fs_err::write(&done, b"").expect("marker");
@@ -383,12 +432,14 @@ fn bench_route(name: &str, route: Route, load: &dyn Fn() -> Vec<Unit>, queries: 
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let (fp50, fp95) = (percentile(&theirs, 0.5), percentile(&theirs, 0.95));
     println!(
-        "| {name} | {} | {} | {threads} | {} | {} | {:.2}× | {:.0} / {:.0} ms | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
+        "| {name} | {} | {} | {threads} | {} | {} | {:.2}× | {:.2} / {:.2} | {:.0} / {:.0} ms | {:.0} / {:.0} MiB | {open_ms:.2} ms | {p50:.2} / {p95:.2} ms | {:.2} / {:.2} ms | {fp50:.1} / {fp95:.1} ms | {:.1}× | {:.1} % | {same_top1}/{} | {:.0} MiB |",
         index.num_docs(),
         queries.len(),
         ours_times.show(),
         fts_times.show(),
         fts_times.median / ours_times.median,
+        ours_times.cpu_per_wall,
+        fts_times.cpu_per_wall,
         ours_times.steal_ms,
         fts_times.steal_ms,
         mib(ours_size),
@@ -447,7 +498,7 @@ fn routes_from_env(default: &[Route]) -> Vec<Route> {
 fn main() {
     let threads: usize = std::env::var("ANSER_BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2);
     println!(
-        "| corpus | units | queries | tantivy threads | build ours (fastest–slowest, runs) | build FTS5 (fastest–slowest, runs) | build FTS5/ours | CPU stolen during the builds ours / FTS5 | size ours / FTS5 | open ours | query p50 / p95 ours (pruned) | p50 / p95 exhaustive | p50 / p95 FTS5 | p95 FTS5/ours | postings scored | same top-1 | peak RSS so far |"
+        "| corpus | units | queries | tantivy threads | build ours (fastest–slowest, runs) | build FTS5 (fastest–slowest, runs) | build FTS5/ours | CPU / wall ours / FTS5 (median run) | CPU stolen during the builds ours / FTS5 | size ours / FTS5 | open ours | query p50 / p95 ours (pruned) | p50 / p95 exhaustive | p50 / p95 FTS5 | p95 FTS5/ours | postings scored | same top-1 | peak RSS so far |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     if let Some(root) = std::env::var_os("ANSER_BENCH_CORPUS").map(PathBuf::from) {
