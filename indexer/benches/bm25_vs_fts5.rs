@@ -48,8 +48,10 @@
 //! all runs summed), and each side's CPU time per second of wall time (the process's user and
 //! system time, all threads; median over the runs). On this VM the second CPU is at times not
 //! there in parallel: two-thread builds then take as long as one thread's, with no steal
-//! counted, and the CPU / wall of our builds drops from about 1.8 towards 1. That slows our
-//! two-thread builds and not FTS5's one, and the column shows when it happened.
+//! counted, and the CPU / wall of our builds written as two segments drops from about 1.8
+//! towards 1 (finance_zh_rules' 47 kB of text, under the 128 KiB a second segment takes, are one
+//! segment on one thread).
+//! That slows our two-thread builds and not FTS5's one, and the column shows when it happened.
 //!
 //! Our index stores each unit's filter attributes as `anser index` makes them (its record's
 //! dates on dated routes, the mask of the evidence kinds it names); the official baseline's FTS5
