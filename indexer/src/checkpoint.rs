@@ -25,7 +25,7 @@ use std::{
 
 use sha2::{Digest, Sha256};
 
-use crate::Result;
+use crate::{Result, le_reader::LeReader};
 
 const FILE_MAGIC: &[u8; 8] = b"ANSRCKP1";
 const RECORD_MAGIC: u32 = 0x4B43_4E41; // "ANCK"
@@ -156,36 +156,37 @@ fn header(key: &str) -> Vec<u8> {
     h
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+/// The valid records after the header and the length of the valid prefix (header included).
+fn read_records(bytes: &[u8], at: usize, dim: usize) -> (HashMap<u64, Finished>, usize) {
+    let mut finished = HashMap::new();
+    let mut valid = at;
+    while let Some((start, batch, len)) = bytes.get(valid..).and_then(|rest| read_record(rest, dim)) {
+        finished.insert(start, batch);
+        valid += len;
+    }
+    (finished, valid)
 }
 
-/// The valid records after the header and the length of the valid prefix (header included).
-fn read_records(bytes: &[u8], mut at: usize, dim: usize) -> (HashMap<u64, Finished>, usize) {
-    let mut finished = HashMap::new();
-    loop {
-        let rest = &bytes[at..];
-        if rest.len() < RECORD_HEAD || u32_at(rest, 0) != RECORD_MAGIC || u32_at(rest, 16) as usize != dim {
-            break;
-        }
-        let start = u64::from_le_bytes(rest[4..12].try_into().unwrap_or_default());
-        let count = u32_at(rest, 12) as usize;
-        let len = RECORD_HEAD + count * dim * 4 + 32;
-        if rest.len() < len {
-            break;
-        }
-        let (body, sum) = rest[..len].split_at(len - 32);
-        if Sha256::digest(body).as_slice() != sum {
-            break;
-        }
-        let mut hash = [0u8; 32];
-        hash.copy_from_slice(&body[20..RECORD_HEAD]);
-        let vectors =
-            body[RECORD_HEAD..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        finished.insert(start, Finished { count, hash, vectors });
-        at += len;
+/// The record at the start of `rest`: its first unit ordinal, its batch and its length in bytes;
+/// `None` when it is cut off, of another dimension, or its checksum does not match.
+fn read_record(rest: &[u8], dim: usize) -> Option<(u64, Finished, usize)> {
+    let mut r = LeReader::new(rest);
+    if r.u32()? != RECORD_MAGIC {
+        return None;
     }
-    (finished, at)
+    let start = r.u64()?;
+    let count = r.u32()? as usize;
+    if r.u32()? as usize != dim {
+        return None;
+    }
+    let hash: [u8; 32] = r.take(32)?.try_into().ok()?;
+    let values = r.take(count.checked_mul(dim)?.checked_mul(4)?)?;
+    let body = RECORD_HEAD + values.len();
+    if Sha256::digest(&rest[..body]).as_slice() != r.take(32)? {
+        return None;
+    }
+    let vectors = values.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Some((start, Finished { count, hash, vectors }, body + 32))
 }
 
 #[cfg(test)]
@@ -234,6 +235,9 @@ mod tests {
         let cp = DenseCheckpoint::open(&path, "k", 1).expect("reopen");
         assert_eq!(cp.len(), 1, "records from the corrupt one on are dropped");
         assert_eq!(cp.dropped_bytes(), 2 * record as u64);
+        drop(cp);
+        let cp = DenseCheckpoint::open(&path, "k", 2).expect("other dimension");
+        assert_eq!((cp.len(), cp.dropped_bytes()), (0, record as u64), "a record of another dimension is not read");
         drop(cp);
         let cp = DenseCheckpoint::open(&path, "another build", 1).expect("other key");
         assert!(cp.is_empty());

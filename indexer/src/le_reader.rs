@@ -1,6 +1,7 @@
 //! A cursor over little-endian bytes, for the index's own binary files (the BM25 statistics
-//! files and the pack's table of contents): each read is `None` past the end instead of a panic,
-//! so a damaged file becomes an error that names it.
+//! files, the pack's table of contents and the dense build's checkpoint records): each read is
+//! `None` past the end instead of a panic, so a damaged file becomes an error that names it (or,
+//! in a checkpoint, the end of its usable part).
 
 /// Little-endian cursor over a byte slice.
 pub(crate) struct LeReader<'a> {
