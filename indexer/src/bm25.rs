@@ -425,17 +425,13 @@ fn open_index(dir: &Path) -> Result<(Index, Box<dyn Directory>, PathBuf)> {
     Ok((Index::open(files.box_clone())?, files, shown))
 }
 
-/// Read a whole fast-field column of a segment, `missing` for a document without a value (all
-/// of them when no document of the segment has one: tantivy then writes no column).
-fn column<T>(ff: &tantivy::fastfield::FastFieldReaders, name: &str, max_doc: u32, missing: T) -> Result<Vec<T>>
+/// Document `doc`'s value in a fast-field column the segment may not have (tantivy writes no
+/// column when none of its documents has a value).
+fn value<T>(col: &Option<tantivy::columnar::Column<T>>, doc: u32) -> Option<T>
 where
-    T: tantivy::columnar::HasAssociatedColumnType + std::fmt::Debug + Send + Sync + 'static,
-    tantivy::columnar::DynamicColumn: Into<Option<tantivy::columnar::Column<T>>>,
+    T: Copy + PartialOrd + std::fmt::Debug + Send + Sync + 'static,
 {
-    Ok(match ff.column_opt::<T>(name)? {
-        Some(col) => (0..max_doc).map(|d| col.first(d).unwrap_or(missing)).collect(),
-        None => vec![missing; max_doc as usize],
-    })
+    col.as_ref().and_then(|c| c.first(doc))
 }
 
 impl Bm25Index {
@@ -459,14 +455,17 @@ impl Bm25Index {
             let stats = SegmentStats::read(files.as_ref(), &shown, seg.segment_id(), max_doc)?;
             total += stats.lens.iter().map(|&l| u64::from(l)).sum::<u64>();
             let ff = seg.fast_fields();
-            let ords = column(ff, "ord", max_doc, u64::from(u32::MAX))?;
-            let ords = ords.into_iter().map(|o| u32::try_from(o).unwrap_or(u32::MAX)).collect();
-            let year = column(ff, "year", max_doc, i64::MAX)?;
-            let first = column(ff, "day_first", max_doc, u64::MAX)?;
-            let last = column(ff, "day_last", max_doc, u64::MAX)?;
-            let evidence = column(ff, "evidence", max_doc, 0)?;
-            let attrs = (0..max_doc as usize)
-                .map(|d| UnitAttrs::from_fast_values(year[d], first[d], last[d], evidence[d]))
+            let ord = ff.u64("ord")?;
+            let ords =
+                (0..max_doc).map(|d| ord.first(d).and_then(|o| u32::try_from(o).ok()).unwrap_or(u32::MAX)).collect();
+            let year = ff.column_opt::<i64>("year")?;
+            let first = ff.column_opt::<u64>("day_first")?;
+            let last = ff.column_opt::<u64>("day_last")?;
+            let evidence = ff.column_opt::<u64>("evidence")?;
+            let attrs = (0..max_doc)
+                .map(|d| {
+                    UnitAttrs::from_fast_values(value(&year, d), value(&first, d), value(&last, d), value(&evidence, d))
+                })
                 .collect();
             let terms = TermCache::load(seg.inverted_index(fields.text)?.terms(), max_cached_terms)?;
             segments.push(Arc::new(SegmentData { id: seg.segment_id(), stats, ords, attrs, terms }));

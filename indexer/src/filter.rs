@@ -46,16 +46,21 @@ pub struct UnitAttrs {
 }
 
 impl UnitAttrs {
-    /// The attributes read from a document's fast-field values in the BM25 index: year, first
-    /// day, last day, evidence mask, a value the document does not have read as `i64::MAX`,
-    /// `u64::MAX`, `u64::MAX` and 0 (the writer leaves out what a unit does not have).
-    pub(crate) fn from_fast_values(year: i64, first: u64, last: u64, evidence: u64) -> UnitAttrs {
-        let year = i32::try_from(year).ok();
-        let days = match (u32::try_from(first), u32::try_from(last)) {
-            (Ok(f), Ok(l)) => Some((f, l)),
+    /// The attributes read from a document's fast-field values in the BM25 index (year, first
+    /// day, last day, evidence mask), each `None` where the document has no value: the writer
+    /// leaves out what a unit does not have.
+    pub(crate) fn from_fast_values(
+        year: Option<i64>,
+        first: Option<u64>,
+        last: Option<u64>,
+        evidence: Option<u64>,
+    ) -> UnitAttrs {
+        let year = year.and_then(|y| i32::try_from(y).ok());
+        let days = match (first.map(u32::try_from), last.map(u32::try_from)) {
+            (Some(Ok(f)), Some(Ok(l))) => Some((f, l)),
             _ => None,
         };
-        UnitAttrs { date: RecordDate { year, days }, evidence: evidence as u32 }
+        UnitAttrs { date: RecordDate { year, days }, evidence: evidence.map_or(0, |e| e as u32) }
     }
 
     /// A unit's attributes: its record's dates and the mask of the evidence kinds it names
