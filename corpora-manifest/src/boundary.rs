@@ -2,7 +2,8 @@
 //! "An analyst can access only …'s financial records through FY2023", "截至2024年的年度报告为依据",
 //! "Publication period: up to 2023-12-20"), parsed strictly, and the two forms every consumer
 //! checks it in: the SQL predicate of the SQL views, and the numeric [`DateWindow`] the indexes
-//! filter units with (tantivy fast fields, the per-unit date array beside the vectors) and
+//! filter units with (the BM25 statistics' per-document dates, the per-unit date array beside
+//! the vectors) and
 //! `open` checks a JSONL record with. Both read a record's dates the way the manifest's
 //! `dated` entry of its route says ([`crate::Dating`]), so the SQL views, the retrievers and
 //! `open` cannot disagree about which records a task may see.

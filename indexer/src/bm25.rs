@@ -5,12 +5,14 @@
 //!
 //! Each unit is one tantivy document: its text (tokenised by tantivy's segment writers, on the
 //! indexing threads, with the route's [`Analyzer`], registered on the index, so index and query
-//! analysis are the same code) and as fast fields its unit ordinal and the filter attributes it
-//! has ([`crate::filter`]: record year, first and last day, evidence-kind mask). Beside each
-//! segment the build writes the exact token count of every document and the per-block maxima the
-//! pruning needs ([`crate::bm25_stats`]): a small build counts the tokens as it indexes them
-//! ([`crate::token_count`]) and decodes only the long terms' postings; the threaded writer's
-//! segments are decoded once after the last commit. A small build's index is one file
+//! analysis are the same code), and in the threaded writer's segments its unit ordinal as a fast
+//! field (tantivy decides which segment and document a unit becomes there). Beside each segment
+//! the build writes the exact token count, unit ordinal and filter attributes of every document
+//! ([`crate::filter`]: record year, first and last day, evidence-kind mask) and the per-block
+//! maxima the pruning needs ([`crate::bm25_stats`]): a small build counts the tokens as it
+//! indexes them ([`crate::token_count`]), knows each document's unit, and decodes only the long
+//! terms' postings; the threaded writer's segments are decoded once after the last commit, each
+//! document's unit read from its ordinal. A small build's index is one file
 //! ([`crate::pack`]); the threaded writer's is tantivy's folder of files. A query is analysed
 //! into distinct terms (as the official baseline's OR query of distinct terms) and scored
 //!
@@ -26,9 +28,9 @@ use std::{
 };
 
 use tantivy::{
-    Directory, Index, IndexSettings, Searcher, SegmentReader, TantivyDocument, Term,
+    Directory, Document, Index, IndexSettings, Searcher, SegmentReader, TantivyDocument, Term,
     directory::{MmapDirectory, RamDirectory, TerminatingWrite},
-    index::SegmentId,
+    index::{SegmentComponent, SegmentId},
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
 };
 
@@ -54,11 +56,8 @@ pub const DEFAULT_WRITER_MEMORY_PER_THREAD: usize = 256 << 20;
 #[derive(Debug, Clone, Copy)]
 struct Fields {
     text: Field,
+    /// Written only by the threaded writer, read only by its [`Bm25Writer::finish`].
     ord: Field,
-    year: Field,
-    day_first: Field,
-    day_last: Field,
-    evidence: Field,
 }
 
 fn schema(analyzer: Analyzer) -> (Schema, Fields) {
@@ -70,11 +69,7 @@ fn schema(analyzer: Analyzer) -> (Schema, Fields) {
         .set_fieldnorms(false);
     let text = b.add_text_field("text", TextOptions::default().set_indexing_options(indexing));
     let ord = b.add_u64_field("ord", FAST);
-    let year = b.add_i64_field("year", FAST);
-    let day_first = b.add_u64_field("day_first", FAST);
-    let day_last = b.add_u64_field("day_last", FAST);
-    let evidence = b.add_u64_field("evidence", FAST);
-    (b.build(), Fields { text, ord, year, day_first, day_last, evidence })
+    (b.build(), Fields { text, ord })
 }
 
 /// A reader that never reloads: a finished index does not change, and tantivy's default policy
@@ -120,9 +115,8 @@ const META_FILE: &str = "meta.json";
 const SMALL_BUILD_WRITER_BUDGET: usize = 256 << 10;
 
 /// Units held by a small build: their texts back to back and, per unit, where its text ends,
-/// its ordinal and its filter attributes. The tantivy documents are made on the segment writers' threads
-/// (making them as units arrive took a tenth of a small route's build on the one thread that
-/// reads the units).
+/// its ordinal and its filter attributes. The segment writers index each unit's text where it
+/// is held ([`HeldText`]).
 #[derive(Default)]
 struct Held {
     text: String,
@@ -147,38 +141,63 @@ impl Held {
         i.checked_sub(1).map_or(0, |p| self.units[p].end)
     }
 
-    /// Unit `i`'s tantivy document.
-    fn doc(&self, fields: &Fields, i: usize) -> TantivyDocument {
-        let u = &self.units[i];
-        unit_doc(fields, u.ord, &u.attrs, &self.text[self.start(i)..u.end])
+    /// Unit `i`'s text.
+    fn text(&self, i: usize) -> &str {
+        &self.text[self.start(i)..self.units[i].end]
     }
 }
 
-/// A unit's tantivy document: its ordinal, the filter attributes it has and its text.
+/// A held unit as the document a segment writer indexes: its text where [`Held`] keeps it, the
+/// only field of the document (its ordinal and attributes go to the statistics file).
 ///
-/// A missing year, pair of days or evidence mask is not written: a fast-field value costs the
-/// segment writer a column lookup and a record per document, and writing all four for every
-/// unit, with sentinel values for what it lacks, took a seventh of an undated route's build
-/// (finance_en_audit on the release-size sample, one thread, medians of 40 builds in three
-/// rounds: 13.8 / 13.2 / 13.6 ms with them, 11.2 / 11.8 / 11.8 ms without). The reader takes
-/// a document without a value (or a segment without the column) as missing
-/// ([`Bm25Index::open`]).
-fn unit_doc(fields: &Fields, ord: u32, attrs: &UnitAttrs, text: &str) -> TantivyDocument {
-    // Sized for its text and five numbers (tantivy's default reserves 1 KiB per document).
-    let mut doc = TantivyDocument::with_capacity(text.len() + 64);
+/// A `TantivyDocument` owns a copy of its text, made per unit; and each fast-field value costs
+/// the segment writer a column lookup and a record per document. finance_en_audit on the
+/// release-size sample (5,921 units, one thread, medians of 40 builds, three rounds, the
+/// binaries alternating): 11.2 / 11.2 / 11.3 ms with its ordinal and evidence mask as fast
+/// fields, 9.8 / 9.8 / 9.8 ms without them; with this document and the long terms read from the
+/// term infos too ([`crate::term_infos`]), 11.7 / 12.6 / 11.5 → 8.6 / 9.6 / 8.8 ms.
+#[derive(Debug, Clone)]
+struct HeldText {
+    text: Arc<String>,
+    range: std::ops::Range<usize>,
+    field: Field,
+}
+
+impl Document for HeldText {
+    type Value<'a> = &'a str;
+    type FieldsValuesIter<'a> = std::iter::Once<(Field, &'a str)>;
+
+    fn iter_fields_and_values(&self) -> Self::FieldsValuesIter<'_> {
+        std::iter::once((self.field, &self.text[self.range.clone()]))
+    }
+}
+
+/// A unit's document for tantivy's threaded writer: its ordinal, by which
+/// [`Bm25Writer::finish`] finds its attributes, and its text.
+fn unit_doc(fields: &Fields, ord: u32, text: &str) -> TantivyDocument {
+    // Sized for its text and a number (tantivy's default reserves 1 KiB per document).
+    let mut doc = TantivyDocument::with_capacity(text.len() + 16);
     doc.add_u64(fields.ord, u64::from(ord));
-    if let Some(year) = attrs.date.year {
-        doc.add_i64(fields.year, i64::from(year));
-    }
-    if let Some((first, last)) = attrs.date.days {
-        doc.add_u64(fields.day_first, u64::from(first));
-        doc.add_u64(fields.day_last, u64::from(last));
-    }
-    if attrs.evidence != 0 {
-        doc.add_u64(fields.evidence, u64::from(attrs.evidence));
-    }
     doc.add_text(fields.text, text);
     doc
+}
+
+/// tantivy's threaded writer and the filter attributes of the units given to it, by ordinal.
+struct Threaded {
+    writer: tantivy::IndexWriter<TantivyDocument>,
+    attrs: Vec<UnitAttrs>,
+}
+
+impl Threaded {
+    fn add(&mut self, fields: &Fields, ord: u32, attrs: &UnitAttrs, text: &str) -> Result<()> {
+        let at = ord as usize;
+        if self.attrs.len() <= at {
+            self.attrs.resize(at + 1, UnitAttrs::default());
+        }
+        self.attrs[at] = *attrs;
+        self.writer.add_document(unit_doc(fields, ord, text))?;
+        Ok(())
+    }
 }
 
 /// Where a [`Bm25Writer`]'s units go.
@@ -187,7 +206,7 @@ enum Sink {
     /// or written by [`Bm25Writer::write_segments`] at [`Bm25Writer::finish`].
     Small(Held),
     /// Boxed: the writer is several times the size of the other variant.
-    Threaded(Box<tantivy::IndexWriter<TantivyDocument>>),
+    Threaded(Box<Threaded>),
 }
 
 impl Default for Sink {
@@ -250,9 +269,7 @@ impl Bm25Writer {
     /// Add one unit with its filter attributes.
     pub fn add(&mut self, unit: &Unit, attrs: &UnitAttrs) -> Result<()> {
         match &mut self.sink {
-            Sink::Threaded(writer) => {
-                writer.add_document(unit_doc(&self.fields, unit.ord, attrs, &unit.text))?;
-            }
+            Sink::Threaded(threaded) => threaded.add(&self.fields, unit.ord, attrs, &unit.text)?,
             Sink::Small(held) => {
                 held.push(unit, attrs);
                 if held.text.len() > self.small_build_bytes {
@@ -261,10 +278,11 @@ impl Bm25Writer {
                     let writer = self
                         .create_index(Box::new(self.directory.clone()), false)?
                         .writer_with_num_threads(threads, threads * DEFAULT_WRITER_MEMORY_PER_THREAD)?;
-                    for i in 0..held.units.len() {
-                        writer.add_document(held.doc(&self.fields, i))?;
+                    let mut threaded = Threaded { writer, attrs: Vec::with_capacity(held.units.len()) };
+                    for (i, u) in held.units.iter().enumerate() {
+                        threaded.add(&self.fields, u.ord, &u.attrs, held.text(i))?;
                     }
-                    self.sink = Sink::Threaded(Box::new(writer));
+                    self.sink = Sink::Threaded(Box::new(threaded));
                 }
             }
         }
@@ -272,16 +290,16 @@ impl Bm25Writer {
     }
 
     /// Write the held units as one segment per [`PARALLEL_BUILD_BYTES`] of text, at most one per
-    /// thread, each written by a thread of its own (the last on this one), which makes its units'
-    /// documents, indexes them, then writes the segment's statistics
-    /// from the lengths it counted as it indexed ([`crate::token_count`]), and the index's
+    /// thread, each written by a thread of its own (the last on this one), which indexes its units'
+    /// texts, then writes the segment's statistics with the lengths it counted as it indexed
+    /// ([`crate::token_count`]) and its units' ordinals and attributes, and the index's
     /// `meta.json` listing them; all in memory, then written as the index's pack and synced
     /// ([`crate::pack`]).
     ///
     /// tantivy's threaded `IndexWriter` would do the same with a queue, a commit and a term table
     /// of at least 2^19 slots per thread (its 15 MB budget floor); its `SingleSegmentIndexWriter`
     /// writes one segment on one thread.
-    fn write_segments(&self, held: &Held) -> Result<()> {
+    fn write_segments(&self, mut held: Held) -> Result<()> {
         let ram = RamDirectory::create();
         let index = self.create_index(Box::new(ram.clone()), true)?;
         let total = held.text.len();
@@ -296,19 +314,29 @@ impl Bm25Writer {
                 _ => shares.push(i..i + 1),
             }
         }
-        let (fields, text) = (&self.fields, self.fields.text);
+        // Each share's text in a string of its own (the shares after the first copied once),
+        // shared by the share's documents: one reference count per thread, rather than one count
+        // written from both CPUs for every document.
+        let mut texts = Vec::with_capacity(shares.len());
+        for units in shares.iter().rev() {
+            let from = held.start(units.start);
+            texts.push((from, Arc::new(held.text.split_off(from))));
+        }
+        texts.reverse();
+        let text = self.fields.text;
         let metas = crate::parallel::in_parallel(
             "BM25 segment writer",
-            shares.into_iter().map(|units| {
-                let (index, directory) = (&index, &ram);
+            shares.into_iter().zip(texts).map(|(units, (from, share_text))| {
+                let (index, directory, held) = (&index, &ram, &held);
                 move || -> Result<tantivy::SegmentMeta> {
                     let segment = index.new_segment();
                     let mut writer =
                         tantivy::indexer::SegmentWriter::for_segment(SMALL_BUILD_WRITER_BUDGET, segment.clone())?;
                     let mut lens = Vec::with_capacity(units.len());
                     token_count::take();
-                    for (opstamp, i) in (0u64..).zip(units) {
-                        let document = held.doc(fields, i);
+                    for (opstamp, i) in (0u64..).zip(units.clone()) {
+                        let range = held.start(i) - from..held.units[i].end - from;
+                        let document = HeldText { text: share_text.clone(), range, field: text };
                         writer.add_document(tantivy::indexer::AddOperation { opstamp, document })?;
                         lens.push(token_count::take());
                     }
@@ -316,7 +344,11 @@ impl Bm25Writer {
                     writer.finalize()?;
                     let segment = segment.with_max_doc(max_doc);
                     let reader = SegmentReader::open(&segment)?;
-                    write_stats(directory, segment.id(), &SegmentStats::compute(&reader, text, 1, Some(lens))?)?;
+                    let terms = segment.open_read(SegmentComponent::Terms).map_err(tantivy::TantivyError::from)?;
+                    let units = &held.units[units];
+                    let stats = SegmentStats::compute_counted(&reader, &terms, text, lens)?
+                        .with_units(units.iter().map(|u| u.ord).collect(), units.iter().map(|u| u.attrs).collect())?;
+                    write_stats(directory, segment.id(), &stats)?;
                     Ok(segment.meta().clone())
                 }
             }),
@@ -352,7 +384,8 @@ impl Bm25Writer {
     /// threaded writer).
     pub fn finish(mut self) -> Result<()> {
         match std::mem::take(&mut self.sink) {
-            Sink::Threaded(mut writer) => {
+            Sink::Threaded(threaded) => {
+                let Threaded { mut writer, attrs } = *threaded;
                 writer.commit()?;
                 writer.wait_merging_threads()?;
                 let index = Index::open(self.directory.clone())?;
@@ -361,15 +394,34 @@ impl Bm25Writer {
                 for (seg, stats) in
                     segments.iter().zip(SegmentStats::compute_all(segments, self.fields.text, self.threads)?)
                 {
-                    write_stats(&self.directory, seg.segment_id(), &stats)?;
+                    let (ords, units) = segment_units(seg, &attrs)?;
+                    write_stats(&self.directory, seg.segment_id(), &stats.with_units(ords, units)?)?;
                 }
                 self.directory.sync_all()?;
             }
             // With no units, an index without segments (as the threaded writer commits it).
-            Sink::Small(held) => self.write_segments(&held)?,
+            Sink::Small(held) => self.write_segments(held)?,
         }
         Ok(())
     }
+}
+
+/// The unit ordinal and filter attributes of each document of a threaded writer's segment, from
+/// its `ord` fast field and the attributes the writer kept by ordinal.
+fn segment_units(seg: &SegmentReader, attrs: &[UnitAttrs]) -> Result<(Vec<u32>, Vec<UnitAttrs>)> {
+    let column = seg.fast_fields().u64("ord")?;
+    let mut ords = Vec::with_capacity(seg.max_doc() as usize);
+    let mut units = Vec::with_capacity(seg.max_doc() as usize);
+    for doc in 0..seg.max_doc() {
+        let unit =
+            column.first(doc).and_then(|o| u32::try_from(o).ok()).and_then(|o| Some((o, *attrs.get(o as usize)?)));
+        let Some((ord, unit_attrs)) = unit else {
+            return Err(Error::Internal(format!("document {doc} of a new segment has no unit the build gave it")));
+        };
+        ords.push(ord);
+        units.push(unit_attrs);
+    }
+    Ok((ords, units))
 }
 
 /// A segment's term dictionary, as a query looks its terms up.
@@ -425,15 +477,6 @@ fn open_index(dir: &Path) -> Result<(Index, Box<dyn Directory>, PathBuf)> {
     Ok((Index::open(files.box_clone())?, files, shown))
 }
 
-/// Document `doc`'s value in a fast-field column the segment may not have (tantivy writes no
-/// column when none of its documents has a value).
-fn value<T>(col: &Option<tantivy::columnar::Column<T>>, doc: u32) -> Option<T>
-where
-    T: Copy + PartialOrd + std::fmt::Debug + Send + Sync + 'static,
-{
-    col.as_ref().and_then(|c| c.first(doc))
-}
-
 impl Bm25Index {
     /// Open the index in `dir` (a pack or a folder of tantivy files), built with `analyzer`.
     pub fn open(dir: &Path, analyzer: Analyzer) -> Result<Self> {
@@ -452,21 +495,9 @@ impl Bm25Index {
         let mut total = 0u64;
         for seg in searcher.segment_readers() {
             let max_doc = seg.max_doc();
-            let stats = SegmentStats::read(files.as_ref(), &shown, seg.segment_id(), max_doc)?;
+            let mut stats = SegmentStats::read(files.as_ref(), &shown, seg.segment_id(), max_doc)?;
             total += stats.lens.iter().map(|&l| u64::from(l)).sum::<u64>();
-            let ff = seg.fast_fields();
-            let ord = ff.u64("ord")?;
-            let ords =
-                (0..max_doc).map(|d| ord.first(d).and_then(|o| u32::try_from(o).ok()).unwrap_or(u32::MAX)).collect();
-            let year = ff.column_opt::<i64>("year")?;
-            let first = ff.column_opt::<u64>("day_first")?;
-            let last = ff.column_opt::<u64>("day_last")?;
-            let evidence = ff.column_opt::<u64>("evidence")?;
-            let attrs = (0..max_doc)
-                .map(|d| {
-                    UnitAttrs::from_fast_values(value(&year, d), value(&first, d), value(&last, d), value(&evidence, d))
-                })
-                .collect();
+            let (ords, attrs) = (std::mem::take(&mut stats.ords), std::mem::take(&mut stats.attrs));
             let terms = TermCache::load(seg.inverted_index(fields.text)?.terms(), max_cached_terms)?;
             segments.push(Arc::new(SegmentData { id: seg.segment_id(), stats, ords, attrs, terms }));
         }
@@ -728,18 +759,21 @@ mod tests {
                 for seg in segments {
                     let written =
                         SegmentStats::read(files.as_ref(), &shown, seg.segment_id(), seg.max_doc()).expect("stats");
-                    let summed = SegmentStats::compute(seg, text, 1, None).expect("summed");
+                    let summed = SegmentStats::compute(seg, text, 1)
+                        .and_then(|s| s.with_units(written.ords.clone(), written.attrs.clone()))
+                        .expect("summed");
                     assert_eq!(written, summed, "{analyzer}, {threads} thread(s)");
                 }
             }
         }
     }
 
-    /// Filter attributes read back as written, whether a unit has a year, days, evidence kinds,
-    /// some or none: from one or two small-build segments and from the threaded writer, and from
-    /// a segment none of whose units has a date (tantivy writes no date column then).
+    /// Unit ordinals and filter attributes read back from the statistics files as written,
+    /// whether a unit has a year, days, evidence kinds, some or none, and with the units given
+    /// out of ordinal order: from one or two small-build segments and from the threaded writer
+    /// (which finds each document's unit by its `ord` fast field).
     #[test]
-    fn attrs_round_trip_through_the_fast_fields() {
+    fn units_round_trip_through_the_statistics() {
         use anser_manifest::boundary::RecordDate;
         let dated = [
             UnitAttrs { date: RecordDate::parse("2019-05-12"), evidence: 0b10 },
@@ -754,12 +788,13 @@ mod tests {
                 let mut writer =
                     Bm25Writer::create(tmp.path(), Analyzer::En, threads, small_build_bytes).expect("writer");
                 // Text enough for two segments of a two-thread small build.
-                let written: Vec<(u32, UnitAttrs)> =
-                    (0..400u32).map(|ord| (ord, cycle[ord as usize % cycle.len()])).collect();
+                let mut written: Vec<(u32, UnitAttrs)> =
+                    (0..400u32).map(|i| (i * 7 % 400, cycle[i as usize % cycle.len()])).collect();
                 for (ord, attrs) in &written {
                     writer.add(&rule_unit(*ord, format!("unit {ord} {}", "words ".repeat(100))), attrs).expect("add");
                 }
                 writer.finish().expect("finish");
+                written.sort_by_key(|(ord, _)| *ord);
                 let index = Bm25Index::open(tmp.path(), Analyzer::En).expect("open");
                 if small_build_bytes > 0 {
                     assert_eq!(index.searcher.segment_readers().len(), threads);
@@ -767,6 +802,30 @@ mod tests {
                 assert_eq!(index.unit_attrs().expect("attrs"), written, "{threads} thread(s), {small_build_bytes}");
             }
         }
+    }
+
+    /// A statistics file cut short (or of the older layout, without units) is refused at open
+    /// with a one-line error naming the file and the rebuild, not read as other documents' units.
+    #[test]
+    fn a_cut_statistics_file_is_refused_at_open() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        // The threaded writer's index is a folder, so its statistics files can be cut.
+        let mut writer = Bm25Writer::create(tmp.path(), Analyzer::En, 1, 0).expect("writer");
+        for ord in 0..50u32 {
+            writer.add(&rule_unit(ord, format!("unit {ord} text")), &UnitAttrs::default()).expect("add");
+        }
+        writer.finish().expect("finish");
+        let stats = fs_err::read_dir(tmp.path())
+            .expect("list")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("bm25-stats-")))
+            .expect("a statistics file");
+        let bytes = fs_err::read(&stats).expect("read");
+        // Without the last document's ordinal and attributes (20 bytes per document).
+        fs_err::write(&stats, &bytes[..bytes.len() - 20]).expect("cut");
+        let err = Bm25Index::open(tmp.path(), Analyzer::En).expect_err("a cut file is refused").to_string();
+        let name = stats.file_name().expect("name").to_string_lossy().to_string();
+        assert!(err.contains(&name) && err.contains("--rebuild") && !err.contains('\n'), "{err}");
     }
 
     /// A segment writer's term table starts at 2^13 slots ([`SMALL_BUILD_WRITER_BUDGET`]) and

@@ -32,7 +32,7 @@
 //!   block decoded and makes the candidates' updates independent of each other (the divisions
 //!   of their term scores overlap): on the release science_articles route, ~70 terms per query,
 //!   it was 1.5× faster than completing each candidate in turn, for the same seeks;
-//! - filters (the [`UnitFilter`] on the candidate's fast-field attributes, and an optional
+//! - filters (the [`UnitFilter`] on the candidate's attributes from the statistics files, and an optional
 //!   [`UnitSet`] of admitted unit ordinals, e.g. the rules in force for `/in_force`) are checked
 //!   on each candidate before it is bounded, so a filtered-out unit is never offered and never
 //!   raises θ, and pruning stays exact under filters.

@@ -21,6 +21,11 @@
 //! The lengths are the sum of a document's term frequencies over all terms, i.e. the number of
 //! tokens tantivy indexed: counted as they were indexed when the build knows the thread each
 //! document was indexed on ([`crate::token_count`]), otherwise summed here from the postings.
+//!
+//! The file also holds each document's unit ordinal and filter attributes ([`UnitAttrs`]), which
+//! the build knows and tantivy need not: as fast fields they cost the segment writer a column
+//! lookup and a record per value and document (an eighth of finance_en_audit's one-thread build,
+//! [`crate::bm25`]'s `HeldText`).
 
 use std::{
     io::Write,
@@ -29,20 +34,28 @@ use std::{
 
 use tantivy::{
     Directory, InvertedIndexReader, SegmentReader,
-    directory::error::OpenReadError,
+    directory::{FileSlice, error::OpenReadError},
     index::SegmentId,
     postings::TermInfo,
     schema::{Field, IndexRecordOption},
 };
 
-use crate::{Error, Result, le_reader::LeReader, parallel::in_parallel};
+use crate::{
+    Error, Result,
+    filter::{ATTRS_BYTES, UnitAttrs},
+    le_reader::LeReader,
+    parallel::in_parallel,
+    term_infos::term_infos_above,
+};
 
-const MAGIC: &[u8; 8] = b"ANSBM25\x02";
+const MAGIC: &[u8; 8] = b"ANSBM25\x03";
 /// Documents per tantivy postings block.
 const BLOCK: usize = 128;
 /// Tokens of a segment per thread its statistics are computed on: below, a second thread costs
 /// more to start than it saves.
 const TOKENS_PER_STATS_THREAD: u64 = 1 << 18;
+/// Bytes per document in the file: token count, unit ordinal (u32 each), filter attributes.
+const DOC_BYTES: usize = 8 + ATTRS_BYTES;
 /// Most points kept of a block's (tf, length) front.
 pub(crate) const MAX_FRONT: usize = 6;
 
@@ -90,6 +103,10 @@ type TermBlocks = (u64, u32, u32);
 pub(crate) struct SegmentStats {
     /// Exact token count per document.
     pub lens: Vec<u32>,
+    /// Unit ordinal per document (empty until [`Self::with_units`]).
+    pub ords: Vec<u32>,
+    /// Filter attributes per document (empty until [`Self::with_units`]).
+    pub attrs: Vec<UnitAttrs>,
     /// `(start of the term's postings in the segment's postings file, first block, block count)`,
     /// sorted by the start (which identifies a term within its segment).
     terms: Vec<TermBlocks>,
@@ -114,7 +131,7 @@ impl SegmentStats {
             Ok::<_, Error>(small && seg.inverted_index(field)?.total_num_tokens() < TOKENS_PER_STATS_THREAD)
         })?;
         if workers == 1 || !all_small {
-            return segments.iter().map(|seg| Self::compute(seg, field, threads, None)).collect();
+            return segments.iter().map(|seg| Self::compute(seg, field, threads)).collect();
         }
         // Worker w takes segments w, w + workers, …
         let parts = in_parallel(
@@ -125,7 +142,7 @@ impl SegmentStats {
                         .iter()
                         .skip(w)
                         .step_by(workers)
-                        .map(|seg| Self::compute(seg, field, 1, None))
+                        .map(|seg| Self::compute(seg, field, 1))
                         .collect::<Result<Vec<_>>>()
                 }
             }),
@@ -137,41 +154,48 @@ impl SegmentStats {
     /// Decode the segment's postings of `field` to compute its statistics, on up to `threads`
     /// threads (one per [`TOKENS_PER_STATS_THREAD`] tokens of the segment): each walks one
     /// range of the term dictionary, and the terms with more than one block are then shared
-    /// out by their postings. With its document lengths given (`lens`), only the postings of
-    /// the terms with more than one block are decoded.
-    pub(crate) fn compute(seg: &SegmentReader, field: Field, threads: usize, lens: Option<Vec<u32>>) -> Result<Self> {
-        Self::compute_with(seg, field, threads, TOKENS_PER_STATS_THREAD, lens)
+    /// out by their postings.
+    pub(crate) fn compute(seg: &SegmentReader, field: Field, threads: usize) -> Result<Self> {
+        Self::compute_with(seg, field, threads, TOKENS_PER_STATS_THREAD, None)
     }
 
-    /// [`Self::compute`] with one thread per `tokens_per_thread` tokens at most.
+    /// The statistics of a segment whose document lengths were counted as it was indexed
+    /// (`lens`), on this thread: only the postings of the terms with more than one block are
+    /// decoded, found in the term infos of `terms_file` (the segment's `.term` file,
+    /// [`crate::term_infos`]).
+    pub(crate) fn compute_counted(
+        seg: &SegmentReader,
+        terms_file: &FileSlice,
+        field: Field,
+        lens: Vec<u32>,
+    ) -> Result<Self> {
+        if lens.len() != seg.max_doc() as usize {
+            return Err(Error::Internal(format!(
+                "BM25 statistics: {} lengths counted for a segment of {} documents",
+                lens.len(),
+                seg.max_doc()
+            )));
+        }
+        let long = term_infos_above(terms_file, field, BLOCK as u32)
+            .map_err(|e| Error::Internal(format!("a new segment's term infos: {e}")))?;
+        Self::compute_with(seg, field, 1, TOKENS_PER_STATS_THREAD, Some((lens, long)))
+    }
+
+    /// [`Self::compute`] with one thread per `tokens_per_thread` tokens at most, or with the
+    /// lengths and the long terms already known (`counted`).
     fn compute_with(
         seg: &SegmentReader,
         field: Field,
         threads: usize,
         tokens_per_thread: u64,
-        lens: Option<Vec<u32>>,
+        counted: Option<(Vec<u32>, Vec<TermInfo>)>,
     ) -> Result<Self> {
         let inverted = seg.inverted_index(field)?;
-        let dict = inverted.terms();
         let tokens = inverted.total_num_tokens();
         let threads = threads.clamp(1, 1 + usize::try_from(tokens / tokens_per_thread.max(1)).unwrap_or(usize::MAX));
-        let max_doc = seg.max_doc() as usize;
-        let (lens, long) = match lens {
-            Some(lens) if lens.len() == max_doc => {
-                let mut long = Vec::new();
-                let mut stream = dict.range().without_keys().into_stream()?;
-                while stream.advance() {
-                    if stream.value().doc_freq as usize > BLOCK {
-                        long.push(stream.value().clone());
-                    }
-                }
-                (lens, long)
-            }
-            // Lengths of another segment (a bug) are not used: they are summed from the postings.
-            other => {
-                debug_assert!(other.is_none(), "lengths of {max_doc} documents expected");
-                Self::lens_and_long_terms(&inverted, max_doc, threads)?
-            }
+        let (lens, long) = match counted {
+            Some(counted) => counted,
+            None => Self::lens_and_long_terms(&inverted, seg.max_doc() as usize, threads)?,
         };
         // Pass 2: block maxima of the long terms, in `threads` shares of about equal postings.
         let total: u64 = long.iter().map(|i| u64::from(i.doc_freq)).sum();
@@ -227,7 +251,21 @@ impl SegmentStats {
             points.extend(p);
         }
         terms.sort_unstable_by_key(|t| t.0);
-        Ok(Self { lens, terms, blocks, points })
+        Ok(Self { lens, ords: Vec::new(), attrs: Vec::new(), terms, blocks, points })
+    }
+
+    /// These statistics with each document's unit ordinal and filter attributes (one per
+    /// document, in document order).
+    pub(crate) fn with_units(self, ords: Vec<u32>, attrs: Vec<UnitAttrs>) -> Result<Self> {
+        if ords.len() != self.lens.len() || attrs.len() != self.lens.len() {
+            return Err(Error::Internal(format!(
+                "BM25 statistics: {} ordinals and {} attributes for a segment of {} documents",
+                ords.len(),
+                attrs.len(),
+                self.lens.len()
+            )));
+        }
+        Ok(Self { ords, attrs, ..self })
     }
 
     /// Pass 1 without counted lengths: the lengths (sum of term frequencies per document) and
@@ -310,8 +348,13 @@ impl SegmentStats {
         for n in [self.lens.len(), self.terms.len(), self.blocks.len(), self.points.len()] {
             out.write_all(&(n as u64).to_le_bytes())?;
         }
-        for l in &self.lens {
+        if self.ords.len() != self.lens.len() || self.attrs.len() != self.lens.len() {
+            return Err(std::io::Error::other("BM25 statistics written without every document's unit"));
+        }
+        for ((l, o), a) in self.lens.iter().zip(&self.ords).zip(&self.attrs) {
             out.write_all(&l.to_le_bytes())?;
+            out.write_all(&o.to_le_bytes())?;
+            out.write_all(&a.to_bytes())?;
         }
         for (start, first, n) in &self.terms {
             out.write_all(&start.to_le_bytes())?;
@@ -355,7 +398,7 @@ impl SegmentStats {
         }
         let [n_lens, n_terms, n_blocks, n_points] = counts;
         let expected = n_lens
-            .checked_mul(4)
+            .checked_mul(DOC_BYTES)
             .and_then(|l| l.checked_add(n_terms.checked_mul(16)?))
             .and_then(|l| l.checked_add(n_blocks.checked_mul(12)?))
             .and_then(|l| l.checked_add(n_points.checked_mul(8)?))
@@ -364,7 +407,13 @@ impl SegmentStats {
             return Err(bad(format!("{} bytes do not fit a segment of {max_doc} documents", bytes.len())));
         }
         let truncated = || bad("truncated".into());
-        let lens = (0..n_lens).map(|_| r.u32().ok_or_else(truncated)).collect::<Result<Vec<_>>>()?;
+        let (mut lens, mut ords, mut attrs) =
+            (Vec::with_capacity(n_lens), Vec::with_capacity(n_lens), Vec::with_capacity(n_lens));
+        for _ in 0..n_lens {
+            lens.push(r.u32().ok_or_else(truncated)?);
+            ords.push(r.u32().ok_or_else(truncated)?);
+            attrs.push(UnitAttrs::from_bytes(r.take(ATTRS_BYTES).ok_or_else(truncated)?));
+        }
         let terms = (0..n_terms)
             .map(|_| {
                 Ok((r.u64().ok_or_else(truncated)?, r.u32().ok_or_else(truncated)?, r.u32().ok_or_else(truncated)?))
@@ -387,7 +436,7 @@ impl SegmentStats {
         {
             return Err(bad("block range out of bounds".into()));
         }
-        Ok(Self { lens, terms, blocks, points })
+        Ok(Self { lens, ords, attrs, terms, blocks, points })
     }
 }
 
@@ -450,7 +499,9 @@ mod tests {
         }
         // Lengths counted while indexing leave only the long terms' postings to decode: the
         // same statistics.
-        let counted = SegmentStats::compute(seg, text, 1, Some(expected)).expect("counted");
+        let segment = index.searchable_segments().expect("segments").remove(0);
+        let terms = segment.open_read(tantivy::index::SegmentComponent::Terms).expect("terms file");
+        let counted = SegmentStats::compute_counted(seg, &terms, text, expected).expect("counted");
         assert_eq!(counted, one);
         let all = SegmentStats::compute_all(searcher.segment_readers(), text, 2).expect("all");
         assert_eq!(all, vec![one]);
@@ -464,7 +515,7 @@ mod tests {
         let segments = searcher.segment_readers();
         assert_eq!(segments.len(), 3);
         let each: Vec<SegmentStats> =
-            segments.iter().map(|s| SegmentStats::compute(s, text, 1, None).expect("one")).collect();
+            segments.iter().map(|s| SegmentStats::compute(s, text, 1).expect("one")).collect();
         assert_eq!(SegmentStats::compute_all(segments, text, 2).expect("all"), each);
         assert_eq!(SegmentStats::compute_all(segments, text, 8).expect("all"), each);
     }

@@ -48,6 +48,9 @@ anser_errors::crate_error! {
         /// The vector index failed.
         #[error("vector index {path}: {message}")]
         Vectors { path: PathBuf, message: String },
+        /// A bug: what the program itself wrote or computed does not fit.
+        #[error("internal error: {0}")]
+        Internal(String),
         /// Any other I/O error; fs-err puts the path in the message.
         #[error(transparent)]
         Io(#[from] std::io::Error),

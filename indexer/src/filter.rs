@@ -5,12 +5,14 @@
 //! stored twice, once per search structure, so that each search filters *while* it ranks rather
 //! than re-searching deeper after dropping hits:
 //!
-//! - in every BM25 index as tantivy fast fields (`year`, `day_first`, `day_last`, `evidence`;
-//!   a unit without a date or evidence kind has no value there), read by the scorer for each
-//!   posting before it scores the document — the same columns a tantivy range or term query
-//!   over fast fields would read;
+//! - in every BM25 index's statistics files, per segment in document order beside each
+//!   document's token count ([`crate::bm25_stats`]), read by the scorer for each posting before
+//!   it scores the document (held in memory as a fast-field column would be, without the
+//!   segment writer's per-document column cost);
 //! - in `unit_attrs.bin` beside the vectors (16 bytes per unit, in ordinal order), read by the
 //!   HNSW filter (`hnsw_rs` `search_filter`) and the exact search.
+//!
+//! Both use the same 16 bytes per unit ([`UnitAttrs::to_bytes`]).
 //!
 //! A [`UnitFilter`] combines a [`DateWindow`] (a task's information boundary) and an evidence
 //! mask. A unit whose record has no date never passes a date window: its availability is
@@ -26,8 +28,9 @@ use anser_manifest::boundary::{DateWindow, RecordDate};
 use crate::{Error, Result, units::Unit};
 
 pub(crate) const ATTRS_FILE: &str = "unit_attrs.bin";
-/// Bytes per unit in [`ATTRS_FILE`]: year (i32), first day, last day, evidence mask (u32 each).
-const ATTRS_BYTES: usize = 16;
+/// Bytes per unit in [`ATTRS_FILE`] and the BM25 statistics: year (i32), first day, last day,
+/// evidence mask (u32 each).
+pub(crate) const ATTRS_BYTES: usize = 16;
 /// Year stored for a record without one.
 const NO_YEAR: i32 = i32::MIN;
 /// Most evidence kinds one route can serve (bits of the mask). Bit 31 is never a kind, so
@@ -46,23 +49,6 @@ pub struct UnitAttrs {
 }
 
 impl UnitAttrs {
-    /// The attributes read from a document's fast-field values in the BM25 index (year, first
-    /// day, last day, evidence mask), each `None` where the document has no value: the writer
-    /// leaves out what a unit does not have.
-    pub(crate) fn from_fast_values(
-        year: Option<i64>,
-        first: Option<u64>,
-        last: Option<u64>,
-        evidence: Option<u64>,
-    ) -> UnitAttrs {
-        let year = year.and_then(|y| i32::try_from(y).ok());
-        let days = match (first.map(u32::try_from), last.map(u32::try_from)) {
-            (Some(Ok(f)), Some(Ok(l))) => Some((f, l)),
-            _ => None,
-        };
-        UnitAttrs { date: RecordDate { year, days }, evidence: evidence.map_or(0, |e| e as u32) }
-    }
-
     /// A unit's attributes: its record's dates and the mask of the evidence kinds it names
     /// (`kinds`, the route's, in bit order).
     pub fn of_unit(unit: &Unit, kinds: &[String]) -> UnitAttrs {
@@ -71,7 +57,7 @@ impl UnitAttrs {
         UnitAttrs { date: unit.date, evidence }
     }
 
-    fn to_bytes(self) -> [u8; ATTRS_BYTES] {
+    pub(crate) fn to_bytes(self) -> [u8; ATTRS_BYTES] {
         let mut out = [0u8; ATTRS_BYTES];
         let (first, last) = self.date.days.unwrap_or((0, 0));
         out[0..4].copy_from_slice(&self.date.year.unwrap_or(NO_YEAR).to_le_bytes());
@@ -81,7 +67,7 @@ impl UnitAttrs {
         out
     }
 
-    fn from_bytes(b: &[u8]) -> UnitAttrs {
+    pub(crate) fn from_bytes(b: &[u8]) -> UnitAttrs {
         let word = |i: usize| [b[i], b[i + 1], b[i + 2], b[i + 3]];
         let year = i32::from_le_bytes(word(0));
         let (first, last) = (u32::from_le_bytes(word(4)), u32::from_le_bytes(word(8)));

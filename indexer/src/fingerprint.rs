@@ -41,7 +41,10 @@ use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Res
 /// files back to back, [`crate::pack`]).
 /// 6: the BM25 fast fields hold only the values a unit has (no year, days or evidence mask
 /// stored as a sentinel), so a segment of undated units has no date columns.
-pub const INDEX_FORMAT: u32 = 6;
+/// 7: each document's unit ordinal and filter attributes are in the BM25 statistics files, not
+/// tantivy fast fields (only the threaded writer's segments keep an `ord` fast field, which the
+/// build reads once); the statistics' long terms are read from the term dictionary's term infos.
+pub const INDEX_FORMAT: u32 = 7;
 pub(crate) const FINGERPRINT_FILE: &str = "fingerprint.json";
 
 /// The tool that wrote an index.

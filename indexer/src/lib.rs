@@ -5,7 +5,7 @@
 //! - [`analyzer`]: zh bigram (official baseline), zh jieba, en (+ stemming).
 //! - [`bm25`]: tantivy postings with our own BM25 scoring ([`Bm25Params`]: k1, b, idf) as a
 //!   tantivy query with exact top-k pruning ([`bm25_query`]).
-//! - [`filter`]: per-unit record dates and evidence masks (fast fields, `unit_attrs.bin`) and
+//! - [`filter`]: per-unit record dates and evidence masks (BM25 statistics files, `unit_attrs.bin`) and
 //!   the [`UnitFilter`] a search applies inside its ranking (a task's information boundary).
 //! - [`embed`]: the [`Embedder`] trait (local ONNX via anser-encoder, or an OpenAI-compatible
 //!   `/embeddings` API via anser-llm).
@@ -50,6 +50,7 @@ pub mod progress;
 pub mod route_index;
 pub mod store;
 mod term_cache;
+mod term_infos;
 mod token_count;
 pub mod units;
 pub mod vectors;

@@ -1,7 +1,7 @@
 //! Building and opening the index of one route: `<index-dir>/<route>/` holds the fingerprint,
 //! the unit store, the per-unit filter attributes (`unit_attrs.bin`: record dates and evidence
 //! mask, read by vector searches), one tantivy BM25 index per analyzer (`bm25/<analyzer>/`, the
-//! same attributes as fast fields) and, when an embedder is given, the dense vectors and HNSW
+//! same attributes in its statistics files) and, when an embedder is given, the dense vectors and HNSW
 //! graph (`dense/`).
 //!
 //! A build writes into a temporary sibling folder and renames it into place at the end, so an

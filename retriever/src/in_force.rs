@@ -25,7 +25,7 @@
 //!
 //! The rule is decided per unit (its law name) and query (its applicability), so for each query
 //! [`RuleUnits::in_force`] turns it into the set of admitted unit ordinals ([`UnitSet`]), which
-//! the BM25 scorer checks before scoring, like the boundary's fast-field filter.
+//! the BM25 scorer checks before scoring, like the boundary's date filter.
 
 use std::collections::BTreeMap;
 

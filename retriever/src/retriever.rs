@@ -8,7 +8,7 @@
 //!
 //! Binding also reads the task's information boundary ([`anser_manifest::boundary`]) and every
 //! search of the bound retriever applies it as a [`SearchFilter`] *inside* the ranking — the
-//! BM25 scorer skips postings of units dated after the cutoff (fast fields), the HNSW walk only
+//! BM25 scorer skips postings of units dated after the cutoff (their dates held per document), the HNSW walk only
 //! admits such units (hnsw_rs `search_filter`), exact search skips them — so no part of a spec
 //! (hybrid parts, `/in_force`) ever sees a unit outside the boundary. Every path that retrieves
 //! for a task (`anser retrieve`, the single-stage methods, the agent's `search` tool, the

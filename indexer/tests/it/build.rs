@@ -125,7 +125,7 @@ fn cluster_ids_are_looked_up_for_english_case_documents() {
 }
 
 #[test]
-fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() {
+fn units_carry_record_dates_into_bm25_and_bm25_filters_inside_the_scorer() {
     use anser_indexer::UnitFilter;
     use anser_manifest::boundary::{Cutoff, RecordDate};
 
@@ -153,10 +153,10 @@ fn units_carry_record_dates_as_fast_fields_and_bm25_filters_inside_the_scorer() 
     assert!(ri.fingerprint.dated.is_some());
     let (bm25, params) = ri.bm25(None).expect("bm25");
     // The stored dates are the manifest's (fiscal year, filing date), in the store, the
-    // attribute array and the BM25 fast fields alike.
-    let fast = bm25.unit_attrs().expect("fast fields");
-    assert_eq!(fast.len(), 7);
-    for (ord, attrs) in &fast {
+    // attribute array and the BM25 statistics alike.
+    let stored = bm25.unit_attrs().expect("BM25 attributes");
+    assert_eq!(stored.len(), 7);
+    for (ord, attrs) in &stored {
         let unit = ri.store.get(*ord).expect("unit");
         assert_eq!(attrs.date, unit.date, "unit {ord}");
         assert_eq!(ri.unit_attrs(*ord), Some(attrs));
