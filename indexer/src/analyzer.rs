@@ -16,8 +16,6 @@ use tantivy::tokenizer::{
     TokenFilter, TokenStream, Tokenizer,
 };
 
-use crate::token_count::{CountTokens, Uncounted};
-
 /// Longest token kept by the English analyzer (bytes), as tantivy's default.
 pub const EN_MAX_TOKEN_BYTES: usize = 40;
 
@@ -54,36 +52,22 @@ impl Analyzer {
 
     /// The tantivy analyzer chain.
     pub fn text_analyzer(self) -> TextAnalyzer {
-        self.chain(Uncounted)
-    }
-
-    /// The tantivy analyzer chain, counting its tokens on the thread that runs it
-    /// ([`crate::token_count`]).
-    pub(crate) fn counting_text_analyzer(self) -> TextAnalyzer {
-        self.chain(CountTokens)
-    }
-
-    /// The chain ending in `last`.
-    fn chain(self, last: impl TokenFilter) -> TextAnalyzer {
         match self {
-            Analyzer::ZhBigram => TextAnalyzer::builder(BigramTokenizer).filter(last).build(),
+            Analyzer::ZhBigram => TextAnalyzer::builder(BigramTokenizer).build(),
             Analyzer::ZhJieba => TextAnalyzer::builder(tantivy_jieba::JiebaTokenizer::new())
                 .filter(AlnumFilter)
                 .filter(LowerCaser)
-                .filter(last)
                 .build(),
             Analyzer::En => TextAnalyzer::builder(SimpleTokenizer::default())
                 .filter(RemoveLongFilter::limit(EN_MAX_TOKEN_BYTES))
                 .filter(LowerCaser)
                 .filter(AsciiFoldingFilter)
-                .filter(last)
                 .build(),
             Analyzer::EnStem => TextAnalyzer::builder(SimpleTokenizer::default())
                 .filter(RemoveLongFilter::limit(EN_MAX_TOKEN_BYTES))
                 .filter(LowerCaser)
                 .filter(AsciiFoldingFilter)
                 .filter(Stemmer::new(Language::English))
-                .filter(last)
                 .build(),
         }
     }

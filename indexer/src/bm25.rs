@@ -3,16 +3,18 @@
 //! [`Bm25Query`] (a tantivy `Query` → `Weight` → `Scorer`, [`crate::bm25_query`]) over tantivy's
 //! postings, with exact top-k pruning (block-max MaxScore).
 //!
-//! Each unit is one tantivy document: its text (tokenised by tantivy's segment writers, on the
-//! indexing threads, with the route's [`Analyzer`], registered on the index, so index and query
-//! analysis are the same code), and in the threaded writer's segments its unit ordinal as a fast
-//! field (tantivy decides which segment and document a unit becomes there). Beside each segment
-//! the build writes the exact token count, unit ordinal and filter attributes of every document
-//! ([`crate::filter`]: record year, first and last day, evidence-kind mask) and the per-block
-//! maxima the pruning needs ([`crate::bm25_stats`]): a small build counts the tokens as it
-//! indexes them ([`crate::token_count`]), knows each document's unit, and decodes only the long
-//! terms' postings; the threaded writer's segments are decoded once after the last commit, each
-//! document's unit read from its ordinal. A small build's index is one file
+//! Each unit is one tantivy document: its text, tokenised on the indexing threads with the
+//! route's [`Analyzer`] (registered on the index, so index and query analysis are the same
+//! code), and in the threaded writer's segments its unit ordinal as a fast field (tantivy
+//! decides which segment and document a unit becomes there). A small build gathers each
+//! segment's postings itself and writes them with tantivy's serializer
+//! ([`crate::postings_writer`]); a large one streams to tantivy's threaded writer. Beside each
+//! segment the build writes the exact token count, unit ordinal and filter attributes of every
+//! document ([`crate::filter`]: record year, first and last day, evidence-kind mask) and the
+//! per-block maxima the pruning needs ([`crate::bm25_stats`]): a small build counts the tokens
+//! as it indexes them, knows each document's unit, and decodes only the long terms' postings;
+//! the threaded writer's segments are decoded once after the last commit, each document's unit
+//! read from its ordinal. A small build's index is one file
 //! ([`crate::pack`]); the threaded writer's is tantivy's folder of files. A query is analysed
 //! into distinct terms (as the official baseline's OR query of distinct terms) and scored
 //!
@@ -28,7 +30,7 @@ use std::{
 };
 
 use tantivy::{
-    Directory, Document, Index, IndexSettings, Searcher, SegmentReader, TantivyDocument, Term,
+    Directory, Index, IndexSettings, Searcher, SegmentReader, TantivyDocument, Term,
     directory::{MmapDirectory, RamDirectory, TerminatingWrite},
     index::{SegmentComponent, SegmentId},
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
@@ -43,8 +45,8 @@ use crate::{
     deferred_sync::DeferredSync,
     filter::{UnitAttrs, UnitFilter},
     pack::{PACK_FILE, PackDirectory, has_pack, write_pack},
+    postings_writer::PostingsWriter,
     term_cache::TermCache,
-    token_count,
     units::Unit,
 };
 
@@ -79,7 +81,7 @@ fn manual_reader(index: &Index) -> Result<tantivy::IndexReader> {
 }
 
 /// Text bytes up to which a BM25 build holds its documents and writes them at the end with its
-/// own segment writers, one per thread ([`Bm25Writer::write_segments`]); above, they stream to
+/// own postings writers, one per thread ([`Bm25Writer::write_segments`]); above, they stream to
 /// tantivy's threaded `IndexWriter` as they are read, which bounds the memory of a large route.
 ///
 /// On the release-size sample every route under it built faster this way (two threads, medians
@@ -99,24 +101,8 @@ pub const PARALLEL_BUILD_BYTES: usize = 128 << 10;
 /// tantivy's index metadata file.
 const META_FILE: &str = "meta.json";
 
-/// The memory budget of each segment writer of [`Bm25Writer::write_segments`].
-///
-/// tantivy sizes the term hash table from the budget alone (the largest power of two of 8-byte
-/// slots under a third of it, at most 2^19 slots). A segment writer used on its own never
-/// flushes on its budget and the table doubles when it fills, so the budget only picks the
-/// starting size: here 2^13 slots (64 KiB), which stay in the CPU's cache while the table is
-/// small. Sized by the text instead (one slot per three bytes, 2 MiB for
-/// finance_en_capital_rules), the builds were slower on the release-size sample (two threads,
-/// 40 builds, three rounds, the two binaries alternating): finance_en_capital_rules fastest
-/// 7.11 / 7.08 / 7.33 → 6.59 / 6.78 / 6.60 ms, legal_en_precedents median 24.5 / 25.0 / 24.5 →
-/// 22.7 / 22.4 / 22.1 ms, legal_zh_cases 109.9 / 110.7 / 105.7 → 103.8 / 104.6 / 103.1 ms,
-/// finance_en_audit fastest 7.72 / 7.73 / 9.55 → 7.43 / 7.82 / 7.19 ms, finance_zh_rules alike
-/// (1.9–2.3 ms).
-const SMALL_BUILD_WRITER_BUDGET: usize = 256 << 10;
-
 /// Units held by a small build: their texts back to back and, per unit, where its text ends,
-/// its ordinal and its filter attributes. The segment writers index each unit's text where it
-/// is held ([`HeldText`]).
+/// its ordinal and its filter attributes.
 #[derive(Default)]
 struct Held {
     text: String,
@@ -144,31 +130,6 @@ impl Held {
     /// Unit `i`'s text.
     fn text(&self, i: usize) -> &str {
         &self.text[self.start(i)..self.units[i].end]
-    }
-}
-
-/// A held unit as the document a segment writer indexes: its text where [`Held`] keeps it, the
-/// only field of the document (its ordinal and attributes go to the statistics file).
-///
-/// A `TantivyDocument` owns a copy of its text, made per unit; and each fast-field value costs
-/// the segment writer a column lookup and a record per document. finance_en_audit on the
-/// release-size sample (5,921 units, one thread, medians of 40 builds, three rounds, the
-/// binaries alternating): 11.2 / 11.2 / 11.3 ms with its ordinal and evidence mask as fast
-/// fields, 9.8 / 9.8 / 9.8 ms without them; with this document and the long terms read from the
-/// term infos too ([`crate::term_infos`]), 11.7 / 12.6 / 11.5 → 8.6 / 9.6 / 8.8 ms.
-#[derive(Debug, Clone)]
-struct HeldText {
-    text: Arc<String>,
-    range: std::ops::Range<usize>,
-    field: Field,
-}
-
-impl Document for HeldText {
-    type Value<'a> = &'a str;
-    type FieldsValuesIter<'a> = std::iter::Once<(Field, &'a str)>;
-
-    fn iter_fields_and_values(&self) -> Self::FieldsValuesIter<'_> {
-        std::iter::once((self.field, &self.text[self.range.clone()]))
     }
 }
 
@@ -254,15 +215,12 @@ impl Bm25Writer {
         })
     }
 
-    /// The index in `directory`, its analyzer counting the tokens of each document
-    /// ([`crate::token_count`]) when `counted` (for [`Self::write_segments`], which indexes each
-    /// document on a thread it knows).
-    fn create_index(&self, directory: Box<dyn Directory>, counted: bool) -> Result<Index> {
+    /// The index in `directory`, with the route's analyzer registered.
+    fn create_index(&self, directory: Box<dyn Directory>) -> Result<Index> {
         // No field is stored, so the document store is empty: no thread of its own to compress it.
         let settings = IndexSettings { docstore_compress_dedicated_thread: false, ..IndexSettings::default() };
         let index = Index::create(directory, self.schema.clone(), settings)?;
-        let chain = if counted { self.analyzer.counting_text_analyzer() } else { self.analyzer.text_analyzer() };
-        index.tokenizers().register(self.analyzer.as_str(), chain);
+        index.tokenizers().register(self.analyzer.as_str(), self.analyzer.text_analyzer());
         Ok(index)
     }
 
@@ -276,7 +234,7 @@ impl Bm25Writer {
                     let held = std::mem::take(held);
                     let threads = self.threads;
                     let writer = self
-                        .create_index(Box::new(self.directory.clone()), false)?
+                        .create_index(Box::new(self.directory.clone()))?
                         .writer_with_num_threads(threads, threads * DEFAULT_WRITER_MEMORY_PER_THREAD)?;
                     let mut threaded = Threaded { writer, attrs: Vec::with_capacity(held.units.len()) };
                     for (i, u) in held.units.iter().enumerate() {
@@ -290,18 +248,18 @@ impl Bm25Writer {
     }
 
     /// Write the held units as one segment per [`PARALLEL_BUILD_BYTES`] of text, at most one per
-    /// thread, each written by a thread of its own (the last on this one), which indexes its units'
-    /// texts, then writes the segment's statistics with the lengths it counted as it indexed
-    /// ([`crate::token_count`]) and its units' ordinals and attributes, and the index's
-    /// `meta.json` listing them; all in memory, then written as the index's pack and synced
-    /// ([`crate::pack`]).
+    /// thread, each written by a thread of its own (the last on this one), which gathers its
+    /// units' postings ([`crate::postings_writer`]), writes the segment, then its statistics with
+    /// the lengths it counted and its units' ordinals and attributes, and the index's `meta.json`
+    /// listing them; all in memory, then written as the index's pack and synced ([`crate::pack`]).
     ///
     /// tantivy's threaded `IndexWriter` would do the same with a queue, a commit and a term table
     /// of at least 2^19 slots per thread (its 15 MB budget floor); its `SingleSegmentIndexWriter`
-    /// writes one segment on one thread.
-    fn write_segments(&self, mut held: Held) -> Result<()> {
+    /// writes one segment on one thread; both keep the postings in its segment writer's arena
+    /// (see [`crate::postings_writer`] for what that cost).
+    fn write_segments(&self, held: Held) -> Result<()> {
         let ram = RamDirectory::create();
-        let index = self.create_index(Box::new(ram.clone()), true)?;
+        let index = self.create_index(Box::new(ram.clone()))?;
         let total = held.text.len();
         let parts = self.threads.min(1 + total / PARALLEL_BUILD_BYTES);
         // Contiguous shares of about equal text: a unit goes to the share its text starts in.
@@ -314,35 +272,17 @@ impl Bm25Writer {
                 _ => shares.push(i..i + 1),
             }
         }
-        // Each share's text in a string of its own (the shares after the first copied once),
-        // shared by the share's documents: one reference count per thread, rather than one count
-        // written from both CPUs for every document.
-        let mut texts = Vec::with_capacity(shares.len());
-        for units in shares.iter().rev() {
-            let from = held.start(units.start);
-            texts.push((from, Arc::new(held.text.split_off(from))));
-        }
-        texts.reverse();
-        let text = self.fields.text;
+        let (text, analyzer) = (self.fields.text, self.analyzer);
         let metas = crate::parallel::in_parallel(
             "BM25 segment writer",
-            shares.into_iter().zip(texts).map(|(units, (from, share_text))| {
+            shares.into_iter().map(|units| {
                 let (index, directory, held) = (&index, &ram, &held);
                 move || -> Result<tantivy::SegmentMeta> {
-                    let segment = index.new_segment();
-                    let mut writer =
-                        tantivy::indexer::SegmentWriter::for_segment(SMALL_BUILD_WRITER_BUDGET, segment.clone())?;
-                    let mut lens = Vec::with_capacity(units.len());
-                    token_count::take();
-                    for (opstamp, i) in (0u64..).zip(units.clone()) {
-                        let range = held.start(i) - from..held.units[i].end - from;
-                        let document = HeldText { text: share_text.clone(), range, field: text };
-                        writer.add_document(tantivy::indexer::AddOperation { opstamp, document })?;
-                        lens.push(token_count::take());
+                    let mut postings = PostingsWriter::new(analyzer.text_analyzer());
+                    for i in units.clone() {
+                        postings.add(held.text(i))?;
                     }
-                    let max_doc = writer.max_doc();
-                    writer.finalize()?;
-                    let segment = segment.with_max_doc(max_doc);
+                    let (segment, lens) = postings.write_segment(&index.new_segment(), text)?;
                     let reader = SegmentReader::open(&segment)?;
                     let terms = segment.open_read(SegmentComponent::Terms).map_err(tantivy::TantivyError::from)?;
                     let units = &held.units[units];
@@ -828,11 +768,11 @@ mod tests {
         assert!(err.contains(&name) && err.contains("--rebuild") && !err.contains('\n'), "{err}");
     }
 
-    /// A segment writer's term table starts at 2^13 slots ([`SMALL_BUILD_WRITER_BUDGET`]) and
-    /// grows: a one-segment build of 40,000 distinct terms (five times the starting slots)
-    /// holds every term with its document frequency, and a search finds the unit of the last.
+    /// A one-segment small build of 40,000 distinct terms (its postings writer's term table
+    /// grows from empty) holds every term with its document frequency, and a search finds the
+    /// unit of the last.
     #[test]
-    fn small_build_holds_more_terms_than_its_starting_table() {
+    fn small_build_holds_forty_thousand_terms() {
         let tmp = tempfile::tempdir().expect("tmp");
         let analyzer = Analyzer::En;
         let mut writer = Bm25Writer::create(tmp.path(), analyzer, 1, DEFAULT_SMALL_BUILD_BYTES).expect("writer");

@@ -19,13 +19,14 @@
 //! `idf·(k1 + 1)`, and they have so few postings that a loose bound costs little.
 //!
 //! The lengths are the sum of a document's term frequencies over all terms, i.e. the number of
-//! tokens tantivy indexed: counted as they were indexed when the build knows the thread each
-//! document was indexed on ([`crate::token_count`]), otherwise summed here from the postings.
+//! tokens indexed: counted as they were indexed by a small build's postings writer
+//! ([`crate::postings_writer`]), otherwise (tantivy's threaded writer) summed here from the
+//! postings.
 //!
 //! The file also holds each document's unit ordinal and filter attributes ([`UnitAttrs`]), which
-//! the build knows and tantivy need not: as fast fields they cost the segment writer a column
-//! lookup and a record per value and document (an eighth of finance_en_audit's one-thread build,
-//! [`crate::bm25`]'s `HeldText`).
+//! the build knows and tantivy need not: as fast fields they cost tantivy's segment writer a
+//! column lookup and a record per value and document (an eighth of finance_en_audit's
+//! one-thread build when they were).
 
 use std::{
     io::Write,

@@ -46,12 +46,12 @@ pub mod fingerprint;
 mod le_reader;
 mod pack;
 mod parallel;
+mod postings_writer;
 pub mod progress;
 pub mod route_index;
 pub mod store;
 mod term_cache;
 mod term_infos;
-mod token_count;
 pub mod units;
 pub mod vectors;
 
