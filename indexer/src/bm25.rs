@@ -32,7 +32,7 @@ use std::{
 use tantivy::{
     Directory, Index, IndexSettings, Searcher, SegmentReader, TantivyDocument, Term,
     directory::{MmapDirectory, RamDirectory, TerminatingWrite},
-    index::{SegmentComponent, SegmentId},
+    index::SegmentId,
     schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions},
 };
 
@@ -282,11 +282,11 @@ impl Bm25Writer {
                     for i in units.clone() {
                         postings.add(held.text(i))?;
                     }
+                    let long = postings.terms_in_more_than(crate::bm25_stats::BLOCK);
                     let (segment, lens) = postings.write_segment(&index.new_segment(), text)?;
                     let reader = SegmentReader::open(&segment)?;
-                    let terms = segment.open_read(SegmentComponent::Terms).map_err(tantivy::TantivyError::from)?;
                     let units = &held.units[units];
-                    let stats = SegmentStats::compute_counted(&reader, &terms, text, lens)?
+                    let stats = SegmentStats::compute_counted(&reader, text, lens, &long)?
                         .with_units(units.iter().map(|u| u.ord).collect(), units.iter().map(|u| u.attrs).collect())?;
                     write_stats(directory, segment.id(), &stats)?;
                     Ok(segment.meta().clone())

@@ -35,7 +35,7 @@ use std::{
 
 use tantivy::{
     Directory, InvertedIndexReader, SegmentReader,
-    directory::{FileSlice, error::OpenReadError},
+    directory::error::OpenReadError,
     index::SegmentId,
     postings::TermInfo,
     schema::{Field, IndexRecordOption},
@@ -46,12 +46,11 @@ use crate::{
     filter::{ATTRS_BYTES, UnitAttrs},
     le_reader::LeReader,
     parallel::in_parallel,
-    term_infos::term_infos_above,
 };
 
 const MAGIC: &[u8; 8] = b"ANSBM25\x03";
 /// Documents per tantivy postings block.
-const BLOCK: usize = 128;
+pub(crate) const BLOCK: usize = 128;
 /// Tokens of a segment per thread its statistics are computed on: below, a second thread costs
 /// more to start than it saves.
 const TOKENS_PER_STATS_THREAD: u64 = 1 << 18;
@@ -161,15 +160,10 @@ impl SegmentStats {
     }
 
     /// The statistics of a segment whose document lengths were counted as it was indexed
-    /// (`lens`), on this thread: only the postings of the terms with more than one block are
-    /// decoded, found in the term infos of `terms_file` (the segment's `.term` file,
-    /// [`crate::term_infos`]).
-    pub(crate) fn compute_counted(
-        seg: &SegmentReader,
-        terms_file: &FileSlice,
-        field: Field,
-        lens: Vec<u32>,
-    ) -> Result<Self> {
+    /// (`lens`) and whose terms with more than one block ([`BLOCK`] documents) its writer knows
+    /// (`long`, among other terms), on this thread: only those terms are looked up in the
+    /// dictionary and only their postings decoded.
+    pub(crate) fn compute_counted(seg: &SegmentReader, field: Field, lens: Vec<u32>, long: &[Vec<u8>]) -> Result<Self> {
         if lens.len() != seg.max_doc() as usize {
             return Err(Error::Internal(format!(
                 "BM25 statistics: {} lengths counted for a segment of {} documents",
@@ -177,9 +171,22 @@ impl SegmentStats {
                 seg.max_doc()
             )));
         }
-        let long = term_infos_above(terms_file, field, BLOCK as u32)
-            .map_err(|e| Error::Internal(format!("a new segment's term infos: {e}")))?;
-        Self::compute_with(seg, field, 1, TOKENS_PER_STATS_THREAD, Some((lens, long)))
+        let dict = seg.inverted_index(field)?.terms().clone();
+        let mut infos = Vec::with_capacity(long.len());
+        for term in long {
+            let Some(info) = dict.get(term)? else {
+                return Err(Error::Internal(format!(
+                    "BM25 statistics: term {term:?} written but not in the dictionary"
+                )));
+            };
+            if info.doc_freq as usize > BLOCK {
+                infos.push(info);
+            }
+        }
+        // In dictionary order, as the other path walks them (the blocks and fronts are laid out
+        // in that order).
+        infos.sort_unstable_by_key(|i| i.postings_range.start);
+        Self::compute_with(seg, field, 1, TOKENS_PER_STATS_THREAD, Some((lens, infos)))
     }
 
     /// [`Self::compute`] with one thread per `tokens_per_thread` tokens at most, or with the
@@ -500,9 +507,14 @@ mod tests {
         }
         // Lengths counted while indexing leave only the long terms' postings to decode: the
         // same statistics.
-        let segment = index.searchable_segments().expect("segments").remove(0);
-        let terms = segment.open_read(tantivy::index::SegmentComponent::Terms).expect("terms file");
-        let counted = SegmentStats::compute_counted(seg, &terms, text, expected).expect("counted");
+        // Every term given (as a writer may give more than the long ones): the same statistics.
+        let mut all_terms = Vec::new();
+        let inverted = seg.inverted_index(text).expect("inverted");
+        let mut stream = inverted.terms().stream().expect("stream");
+        while let Some((term, _)) = stream.next() {
+            all_terms.push(term.to_vec());
+        }
+        let counted = SegmentStats::compute_counted(seg, text, expected, &all_terms).expect("counted");
         assert_eq!(counted, one);
         let all = SegmentStats::compute_all(searcher.segment_readers(), text, 2).expect("all");
         assert_eq!(all, vec![one]);

@@ -43,7 +43,7 @@ use crate::{Analyzer, Bm25Params, Chunking, EmbedderSpec, Error, HnswParams, Res
 /// stored as a sentinel), so a segment of undated units has no date columns.
 /// 7: each document's unit ordinal and filter attributes are in the BM25 statistics files, not
 /// tantivy fast fields (only the threaded writer's segments keep an `ord` fast field, which the
-/// build reads once); the statistics' long terms are read from the term dictionary's term infos.
+/// build reads once).
 pub const INDEX_FORMAT: u32 = 7;
 pub(crate) const FINGERPRINT_FILE: &str = "fingerprint.json";
 

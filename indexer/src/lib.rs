@@ -51,7 +51,6 @@ pub mod progress;
 pub mod route_index;
 pub mod store;
 mod term_cache;
-mod term_infos;
 pub mod units;
 pub mod vectors;
 

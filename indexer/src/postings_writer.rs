@@ -150,6 +150,14 @@ impl PostingsWriter {
         Ok(())
     }
 
+    /// The terms found in more than `docs` documents so far.
+    pub(crate) fn terms_in_more_than(&self, docs: usize) -> Vec<Vec<u8>> {
+        (0..self.ends.len() as u32)
+            .filter(|&id| self.doc_freq[id as usize] as usize > docs)
+            .map(|id| Self::term(&self.bytes, &self.ends, id).to_vec())
+            .collect()
+    }
+
     /// Write the segment: tantivy's files for its documents (none of them stored or fast), then
     /// the postings and term dictionary of `field`. Returns each document's token count.
     pub(crate) fn write_segment(self, segment: &Segment, field: Field) -> Result<(Segment, Vec<u32>)> {
