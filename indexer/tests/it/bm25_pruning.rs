@@ -3,7 +3,10 @@
 //! without filters, on the generated small sample's routes with their own tasks as queries.
 //! Also: tantivy's collectors can run the same query, and a top-10 query skips postings.
 
-use anser_indexer::{Analyzer, Bm25Index, Bm25Params, BuildOptions, Idf, RouteIndex, Scored, UnitFilter, build_route};
+use anser_indexer::{
+    Analyzer, Bm25Index, Bm25Params, BuildOptions, Idf, RouteIndex, Scored, UnitFilter, bm25_query::DENSE_MAX_DOCS,
+    build_route,
+};
 use anser_manifest::{Route, boundary::DateWindow, load_public_tasks};
 use anser_samples::{SampleOptions, generate};
 use tantivy::{collector::Count, collector::TopDocs};
@@ -60,6 +63,9 @@ fn pruned_top_k_equals_exhaustive_scoring() {
     // filtered out, candidates dropped before being completed.
     let mut windowed_stats = anser_indexer::PruneStats::default();
     let mut split_slices = u64::MAX;
+    // Slices of at most DENSE_MAX_DOCS documents, scored without pruning: whole segments and
+    // runs starting inside one.
+    let mut dense = anser_indexer::PruneStats::default();
     for (route, analyzer) in [
         (Route::FinanceZhReports, Analyzer::ZhBigram),
         (Route::FinanceZhReports, Analyzer::ZhJieba),
@@ -81,6 +87,9 @@ fn pruned_top_k_equals_exhaustive_scoring() {
             tasks.iter().filter(|t| t.route == route).map(|t| format!("{}\n{}", t.query, t.instruction)).collect();
         assert!(queries.len() >= 5, "{route}: {} tasks", queries.len());
         let filters = filters(bm25);
+        let units = bm25.unit_attrs().expect("attrs").len();
+        // Enough threads that every run of consecutive documents is a dense slice.
+        let dense_threads = units.div_ceil(DENSE_MAX_DOCS as usize / 2).max(2);
         assert!(filters.len() >= 2, "{route}: the sample should allow a date filter: {filters:?}");
         evidence_filters += filters.iter().filter(|f| f.1.evidence.is_some()).count();
         for (k1, b, idf) in PARAMS {
@@ -113,6 +122,14 @@ fn pruned_top_k_equals_exhaustive_scoring() {
                         same(route.as_str(), &format!("{what} 3 threads"), &split, &all[..all.len().min(k)]);
                         assert_eq!(ss.postings, ws.postings, "{what}: postings counted once");
                         split_slices = split_slices.min(ss.slices);
+                        let query = bm25.query(&terms, &params, filter).expect("query");
+                        let (small, ds) = bm25.top_k(&query.with_threads(dense_threads, 0), k).expect("dense");
+                        same(route.as_str(), &format!("{what} dense slices"), &small, &all[..all.len().min(k)]);
+                        assert_eq!(ds.dense_slices, ds.slices, "{what}: {ds:?}");
+                        assert_eq!(ds.postings, ds.scored, "{what}: a dense slice scores every posting");
+                        dense.docs_filtered += ds.docs_filtered;
+                        dense.docs_scored += ds.docs_scored;
+                        dense.dense_slices += ds.dense_slices;
                         if k == 10 && filter.is_none() {
                             postings += stats.postings;
                             scored += stats.scored;
@@ -131,6 +148,7 @@ fn pruned_top_k_equals_exhaustive_scoring() {
     // term's saturation bound in windows where the term has no posting.
     assert!(w.seeks < 2 * w.candidates, "bounds too loose: {} seeks for {} candidates", w.seeks, w.candidates);
     assert!(split_slices >= 3, "a split search searched {split_slices} slices");
+    assert!(dense.docs_filtered > 0 && dense.docs_scored > 0, "dense slices: {dense:?}");
     assert!(evidence_filters > 0, "no route of the sample had an evidence kind only some units name");
     assert!(scored < postings / 2, "top-10 queries scored {scored} of {postings} postings");
 }
