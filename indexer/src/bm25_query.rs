@@ -530,6 +530,27 @@ fn front_bound(params: &Bm25Params, idf: f64, avgdl: f64, front: &[crate::bm25_s
     if num == 0.0 { 0.0 } else { idf * (k1 + 1.0) * num / den }
 }
 
+/// A segment's inverted index of the field of the terms asked for, looked up again only when
+/// the field changes from one term to the next (a query's terms are of one field).
+struct FieldIndex<'r> {
+    reader: &'r SegmentReader,
+    held: Option<(tantivy::schema::Field, Arc<tantivy::InvertedIndexReader>)>,
+}
+
+impl<'r> FieldIndex<'r> {
+    fn new(reader: &'r SegmentReader) -> Self {
+        FieldIndex { reader, held: None }
+    }
+
+    fn of(&mut self, field: tantivy::schema::Field) -> tantivy::Result<&tantivy::InvertedIndexReader> {
+        let held = match self.held.take() {
+            Some((f, r)) if f == field => (f, r),
+            _ => (field, self.reader.inverted_index(field)?),
+        };
+        Ok(&self.held.insert(held).1)
+    }
+}
+
 /// The part of a segment one thread searches: documents `lo..hi` of segment `seg`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Slice {
@@ -584,18 +605,9 @@ impl Bm25Weight {
         terms: impl IntoIterator<Item = (usize, &'t TermInfo)>,
         mut take: impl FnMut(usize, SegmentPostings),
     ) -> tantivy::Result<()> {
-        // The terms' field's reader, looked up again only when the field changes.
-        let mut inverted: Option<(tantivy::schema::Field, Arc<tantivy::InvertedIndexReader>)> = None;
+        let mut inverted = FieldIndex::new(reader);
         for (idx, info) in terms {
-            let field = self.query.terms[idx].term.field();
-            let field_index = match &inverted {
-                Some((f, r)) if *f == field => r.clone(),
-                _ => {
-                    let r = reader.inverted_index(field)?;
-                    inverted = Some((field, r.clone()));
-                    r
-                }
-            };
+            let field_index = inverted.of(self.query.terms[idx].term.field())?;
             take(idx, field_index.read_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?);
         }
         Ok(())
@@ -780,18 +792,14 @@ impl Bm25Weight {
         let span = (hi - lo) as usize;
         let mut acc = vec![0u64; span];
         let mut hit = vec![0u64; span.div_ceil(64)];
-        let mut inverted: Option<(tantivy::schema::Field, Arc<tantivy::InvertedIndexReader>)> = None;
+        let mut inverted = FieldIndex::new(reader);
         let mut block: Option<BlockSegmentPostings> = None;
         for (idx, info) in self.segment_terms(reader)? {
             let t = &q.terms[idx];
             if lo == 0 {
                 stats.postings += u64::from(info.doc_freq);
             }
-            let field = t.term.field();
-            let field_index = match &inverted {
-                Some((f, r)) if *f == field => r,
-                _ => &inverted.insert((field, reader.inverted_index(field)?)).1,
-            };
+            let field_index = inverted.of(t.term.field())?;
             let b = match &mut block {
                 Some(b) => {
                     field_index.reset_block_postings_from_terminfo(info, b)?;
@@ -801,30 +809,23 @@ impl Bm25Weight {
                     block.insert(field_index.read_block_postings_from_terminfo(info, IndexRecordOption::WithFreqs)?)
                 }
             };
-            loop {
-                let docs = b.docs();
-                match docs.last() {
-                    None => break,
-                    Some(&last) if last < lo => {}
-                    Some(&last) => {
-                        for (&d, &tf) in docs.iter().zip(b.freqs()) {
-                            if d < lo {
-                                continue;
-                            }
-                            if d >= hi {
-                                break;
-                            }
-                            let off = (d - lo) as usize;
-                            let dl = f64::from(lens.get(d as usize).copied().unwrap_or(0));
-                            acc[off] += fixed(params.term_score(t.idf, f64::from(tf), dl, avgdl), scale);
-                            hit[off / 64] |= 1 << (off % 64);
-                            stats.scored += 1;
-                        }
-                        if last >= hi {
-                            break;
-                        }
+            // From the first posting at or after `lo` (blocks before it skipped undecoded) to
+            // the last before `hi`.
+            let mut from = if lo > 0 { b.seek(lo) } else { 0 };
+            'postings: while !b.docs().is_empty() {
+                // `seek` may point just past a block's last posting.
+                let start = from.min(b.docs().len());
+                for (&d, &tf) in b.docs()[start..].iter().zip(&b.freqs()[start..]) {
+                    if d >= hi {
+                        break 'postings;
                     }
+                    let off = (d - lo) as usize;
+                    let dl = f64::from(lens.get(d as usize).copied().unwrap_or(0));
+                    acc[off] += fixed(params.term_score(t.idf, f64::from(tf), dl, avgdl), scale);
+                    hit[off / 64] |= 1 << (off % 64);
+                    stats.scored += 1;
                 }
+                from = 0;
                 b.advance();
             }
         }
